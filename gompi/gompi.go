@@ -1,0 +1,201 @@
+// Package gompi is a message-passing runtime with MPI semantics, in pure Go.
+//
+// A job is a set of ranks that exchange messages. Started by golaunch, each
+// rank is an operating-system process; ranks on one host talk through a
+// shared-memory segment. A program run on its own is a world of one rank, so
+// every program also runs alone. For tests and teaching, Run starts n ranks
+// as goroutines of one process, with the same semantics.
+//
+//	func main() {
+//		if err := gompi.Init(); err != nil { log.Fatal(err) }
+//		defer gompi.Finalize()
+//		world := gompi.World()
+//		fmt.Println("rank", world.Rank(), "of", world.Size())
+//	}
+//
+// # Messages
+//
+// Point-to-point calls follow MPI: a message is matched by (communicator,
+// source, tag); AnySource and AnyTag match any; messages between one pair on
+// one communicator are never overtaken by later ones; a message that arrives
+// before its receive is kept until received. Methods of Comm move byte
+// slices; the generic functions (Send, Recv, Bcast, Allreduce, ...) move
+// slices of any fixed-size element type without copying.
+//
+// # Buffers
+//
+// A blocking send returns when its buffer may be reused; a blocking receive
+// returns with the message in its buffer. For a nonblocking call the buffer
+// belongs to gompi until the request completes (Wait, or Test reporting
+// true): do not write a send buffer or read a receive buffer before then.
+//
+// # Goroutines
+//
+// Every function and method may be called from several goroutines at once
+// (MPI_THREAD_MULTIPLE). Matching order between goroutines of one rank is
+// the order in which their calls happen to enter the runtime.
+//
+// # Errors
+//
+// Every error is an *Error wrapping one of the classes ErrTruncate, ErrRank,
+// ErrTag, ErrComm, ErrPeerLost, ErrTimeout, ErrNotSupported, ErrArg,
+// ErrRequest, ErrBuffer, ErrAborted, ErrMismatch; test them with errors.Is.
+// Bad arguments never panic and never disturb other messages.
+package gompi
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/gompi/gompi/gompi/internal/backend"
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/jobenv"
+)
+
+// rank is the per-rank state above the engine: one per process, or one per
+// goroutine rank under Run.
+type rank struct {
+	proc    *backend.Proc
+	world   *Comm
+	bsend   bsendBuffer
+	inRun   bool
+	abortCb func(code int) // in-process: how Abort stops this rank
+}
+
+var global struct {
+	mu        sync.Mutex
+	r         *rank
+	job       jobenv.Job
+	finalized bool
+}
+
+// Init starts this process's rank. Under golaunch it joins the job; run any
+// other way, the process is a world of one rank. Calling Init again is a
+// no-op.
+func Init() error {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	if global.r != nil {
+		return nil
+	}
+	if global.finalized {
+		return base.New("Init", base.ErrArg, "gompi was already finalized", "Init may be called only once per process")
+	}
+	p, job, err := backend.Init()
+	if err != nil {
+		return &base.Error{Op: "Init", Rank: -1, Peer: -1, Tag: -1, Err: base.ErrArg, Detail: err.Error()}
+	}
+	r := &rank{proc: p}
+	r.world = newComm(r, p.World())
+	global.r, global.job = r, job
+	emitInit(r.world)
+	return nil
+}
+
+// Initialized reports whether Init has been called (and Finalize not yet).
+func Initialized() bool {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	return global.r != nil
+}
+
+// Finalize ends this process's part in the job. Buffered sends still in
+// flight complete first. Peers still waiting on this rank afterwards get
+// ErrPeerLost. Messages this rank sent stay deliverable.
+func Finalize() error {
+	global.mu.Lock()
+	r := global.r
+	global.r = nil
+	global.finalized = r != nil || global.finalized
+	global.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	emitFinalize(r.world)
+	_, err := r.bsend.detach(r.world)
+	r.proc.Close()
+	return err
+}
+
+// World returns the communicator of all ranks of the job, or nil before Init.
+func World() *Comm {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	if global.r == nil {
+		return nil
+	}
+	return global.r.world
+}
+
+// Host returns the name of the host this rank runs on, as golaunch knows it.
+func Host() string {
+	global.mu.Lock()
+	h := global.job.Host
+	global.mu.Unlock()
+	if h == "" {
+		h, _ = os.Hostname()
+	}
+	return h
+}
+
+// Abort stops every rank of the job: this process exits with code, and
+// golaunch stops the others. Use it when a rank cannot go on and its peers
+// would wait for it forever.
+func Abort(code int) {
+	if w := World(); w != nil {
+		w.Abort(code)
+	}
+	os.Exit(code)
+}
+
+// Abort stops every rank of the job, as the package-level Abort. Under Run it
+// stops the calling rank's goroutine (Run then returns an error wrapping
+// ErrAborted) and makes every blocking call of the other ranks fail.
+func (c *Comm) Abort(code int) {
+	if c == nil {
+		os.Exit(code)
+	}
+	c.r.proc.Abort(code)
+	if c.r.inRun {
+		c.r.abortCb(code)
+		runtime.Goexit()
+	}
+	os.Exit(code)
+}
+
+// Run runs fn as n ranks, each a goroutine of this process with its own
+// world communicator, and returns when all have returned: nil, or the
+// errors of the ranks that failed (joined; each says its rank). A rank that
+// returns leaves the job; peers still waiting on it get ErrPeerLost. It is
+// the in-process mode, for tests and teaching: the same semantics as ranks
+// started by golaunch.
+func Run(n int, fn func(world *Comm) error) error {
+	return RunContext(context.Background(), n, fn)
+}
+
+// RunContext is Run with a context: when ctx is done, every blocking call of
+// every rank fails (ErrTimeout after a deadline, ErrAborted otherwise).
+func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
+	return backend.RunLocal(ctx, n, func(p *backend.Proc) error {
+		r := &rank{proc: p, inRun: true}
+		r.abortCb = func(code int) { p.SetAbortExit(code) }
+		r.world = newComm(r, p.World())
+		err := fn(r.world)
+		if _, derr := r.bsend.detach(r.world); err == nil {
+			err = derr
+		}
+		return err
+	})
+}
+
+var start = time.Now()
+
+// Wtime returns the time in seconds since an arbitrary moment fixed at
+// start-up: the difference of two readings is elapsed time.
+func Wtime() float64 { return time.Since(start).Seconds() }
+
+// Wtick returns the resolution of Wtime in seconds.
+func Wtick() float64 { return 1e-9 }

@@ -1,0 +1,141 @@
+// Package core is gompi's pure-Go engine: MPI matching, the eager and
+// rendezvous protocols, and progress, over the shared-memory segment of the
+// host (and, for peers elsewhere, the network transport).
+//
+// One Proc is one rank. Its inbound queue in the segment receives every
+// message for it; whoever holds the Proc's lock drains that queue, matches
+// each message against the posted receives (or keeps it as unexpected) and
+// completes requests. Waiting threads drain it themselves; a background
+// goroutine does so only while nonblocking operations are pending and no
+// thread waits, so that communication progresses while the caller computes.
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/gompi/internal/shm"
+)
+
+// Options tune one Proc.
+type Options struct {
+	// Oversubscribed means the host runs more ranks than it has CPUs: waiting
+	// threads then give the CPU away almost at once instead of spinning.
+	Oversubscribed bool
+	// InProcess means the ranks are goroutines of one process.
+	InProcess bool
+	// Timeout bounds every blocking wait; 0 means none.
+	Timeout time.Duration
+	// NoCMA disables cross-memory attach (large messages are pipelined
+	// through the segment instead).
+	NoCMA bool
+	// Cancelled, if set, reports a non-nil error once the job is being torn
+	// down from outside (the in-process mode's context).
+	Cancelled func() error
+}
+
+// Proc is the engine of one rank.
+type Proc struct {
+	rank, size int
+	seg        *shm.Segment
+	local      int     // this rank's index in the segment
+	locals     []int32 // world rank → index in the segment, -1 if on another host
+	opts       Options
+	pol        policy
+
+	mu       sync.Mutex // guards the fields below up to the next blank line
+	free     []int64    // this rank's free cells
+	posted   reqQueue
+	unexp    msgQueue
+	inflight map[uint64]*Request // sends awaiting a reply; pipelined receives
+	streams  []*Request          // pipelined sends with fragments left to push
+	nextID   uint64
+	starved  bool // waiting for cells to come back
+	woke     bool // this drain completed something: wake sleeping threads
+
+	hasStreams   atomic.Bool
+	cmaOff       atomic.Bool  // cross-memory attach refused once: pipeline from now on
+	waiters      atomic.Int32 // threads inside a wait
+	pending      atomic.Int32 // incomplete nonblocking requests that need progress
+	kick         chan struct{}
+	progressOn   atomic.Bool
+	progSleeping atomic.Bool // the progress goroutine sleeps on the doorbell
+	quit         chan struct{}
+	finalized    atomic.Bool
+	abortCode    atomic.Int64 // in-process: set when this rank stopped by Abort
+
+	ctxMu   sync.Mutex
+	nextCtx uint32 // next free communicator context (even; ctx+1 is its collective context)
+	world   *Comm
+}
+
+func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts Options) *Proc {
+	p := &Proc{
+		rank: rank, size: size, seg: seg, local: local, locals: locals, opts: opts,
+		free:     seg.Cells(local),
+		inflight: make(map[uint64]*Request),
+		kick:     make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+		nextCtx:  2,
+	}
+	p.pol = newPolicy(opts)
+	if opts.NoCMA {
+		p.cmaOff.Store(true)
+	}
+	members := make([]int32, size)
+	for i := range members {
+		members[i] = int32(i)
+	}
+	p.world = newComm(p, 0, rank, members, "world")
+	return p
+}
+
+// World returns the communicator of all ranks.
+func (p *Proc) World() *Comm { return p.world }
+
+// Rank returns the world rank.
+func (p *Proc) Rank() int { return p.rank }
+
+// Size returns the world size.
+func (p *Proc) Size() int { return p.size }
+
+// Segment exposes the host segment (for the shared-memory collectives).
+func (p *Proc) Segment() *shm.Segment { return p.seg }
+
+// Local returns this rank's index in the host segment.
+func (p *Proc) Local() int { return p.local }
+
+// LocalIndex returns the segment index of a world rank, -1 if it runs on
+// another host.
+func (p *Proc) LocalIndex(world int) int { return int(p.locals[world]) }
+
+// peerGone reports whether world rank w can no longer take part: it
+// finalized, exited or died.
+func (p *Proc) peerGone(w int32) bool {
+	li := p.locals[w]
+	if li < 0 {
+		return false
+	}
+	return p.seg.State(int(li)) >= shm.StateFinalized
+}
+
+// newID returns a fresh request id. Caller holds mu.
+func (p *Proc) newID() uint64 {
+	p.nextID++
+	return p.nextID
+}
+
+// Finalize ends this rank's part in the job: it marks the rank finalized
+// (waking every peer, so that those waiting on it notice) and stops the
+// progress goroutine. Messages already sent stay deliverable.
+func (p *Proc) Finalize(state uint32) {
+	if p.finalized.Swap(true) {
+		return
+	}
+	close(p.quit)
+	p.seg.SetState(p.local, state)
+}
+
+// Abort marks the whole job as aborting with the given exit code.
+func (p *Proc) Abort(code int) { p.seg.Abort(p.rank, code) }

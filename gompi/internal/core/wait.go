@@ -1,0 +1,281 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/shm"
+)
+
+// policy says how a thread waits: it polls the queue for spin, then gives the
+// CPU away (sched_yield) until yield has passed, then sleeps on its doorbell,
+// nap at a time, re-checking its peers' liveness between naps. Spinning
+// answers fastest when every rank has a CPU of its own; when ranks outnumber
+// CPUs it only steals time from the rank that would answer.
+type policy struct {
+	spin, yield, nap time.Duration
+	gosched          bool // yield with runtime.Gosched (ranks are goroutines)
+}
+
+func newPolicy(o Options) policy {
+	pol := policy{spin: 50 * time.Microsecond, yield: 500 * time.Microsecond, nap: 100 * time.Millisecond}
+	if o.InProcess {
+		pol.gosched = true
+		pol.spin = 5 * time.Microsecond
+		pol.yield = 50 * time.Microsecond
+	}
+	if o.Oversubscribed {
+		pol.spin = 0
+		pol.yield = 20 * time.Microsecond
+	}
+	return pol
+}
+
+// backoff is the state of one wait.
+type backoff struct {
+	polls int
+	start time.Time
+	last  time.Time // last liveness check
+}
+
+// pause waits a little, by the policy; it reports whether the thread slept
+// (after which the caller must re-check liveness).
+func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
+	b.polls++
+	if b.polls < 64 {
+		return false
+	}
+	now := time.Now()
+	if b.start.IsZero() {
+		b.start, b.last = now, now
+	}
+	el := now.Sub(b.start)
+	switch {
+	case el < p.pol.spin:
+		return false
+	case el < p.pol.spin+p.pol.yield:
+		if p.pol.gosched {
+			runtime.Gosched()
+		} else {
+			shm.Yield()
+		}
+		return now.Sub(b.last) > p.pol.nap
+	}
+	p.seg.Sleep(p.local, p.pol.nap, ready)
+	return true
+}
+
+// enterWait counts the calling thread as waiting: while any thread waits, it
+// drives progress and the background goroutine stays out of the way.
+func (p *Proc) enterWait() {
+	if p.waiters.Add(1) == 1 && p.progSleeping.Load() {
+		// Wake the background goroutine so that it stops listening on the
+		// doorbell: while it sleeps there, every peer rings per message.
+		p.seg.Ring(p.local)
+	}
+}
+
+// leaveWait undoes enterWait; the last thread to leave hands progress of any
+// pending nonblocking operations to the background goroutine.
+func (p *Proc) leaveWait() {
+	if p.waiters.Add(-1) == 0 && p.pending.Load() > 0 {
+		p.kickProgress()
+	}
+}
+
+// started counts r as a pending operation that needs progress. Caller holds mu.
+func (p *Proc) started(r *Request) {
+	if r.counted {
+		return
+	}
+	r.counted = true
+	if p.pending.Add(1) == 1 && !r.blocking && p.waiters.Load() == 0 {
+		p.kickProgress()
+	}
+}
+
+// poll drains the queue if there is something to drain and nobody else is
+// draining it.
+func (p *Proc) poll() {
+	if (p.seg.HeadReady(p.local) || p.hasStreams.Load()) && p.mu.TryLock() {
+		p.drainLocked()
+		p.mu.Unlock()
+	}
+}
+
+// waitReq blocks until r completes, driving progress. The caller has called
+// enterWait. It returns an error only if the wait itself failed (abort,
+// timeout); r's own error is in r.err.
+func (p *Proc) waitReq(r *Request) error {
+	if r.done.Load() != 0 {
+		return nil
+	}
+	var b backoff
+	ready := func() bool { return r.done.Load() != 0 || !p.seg.Empty(p.local) }
+	for r.done.Load() == 0 {
+		p.poll()
+		if r.done.Load() != 0 {
+			break
+		}
+		if b.pause(p, ready) {
+			b.last = time.Now()
+			if err := p.check(r, b.start); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// waitUntil blocks until cond holds; r (may be nil) names the operation for
+// liveness checks.
+func (p *Proc) waitUntil(r *Request, cond func() bool) error {
+	p.enterWait()
+	defer p.leaveWait()
+	var b backoff
+	ready := func() bool { return !p.seg.Empty(p.local) || cond() }
+	for !cond() {
+		p.poll()
+		if cond() {
+			break
+		}
+		if b.pause(p, ready) {
+			b.last = time.Now()
+			if err := p.check(r, b.start); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// check runs after a sleep: it fails the wait if the job aborts or the wait
+// timed out, and completes r with ErrPeerLost if its peer is gone.
+func (p *Proc) check(r *Request, since time.Time) error {
+	if rank, code, ok := p.seg.Aborted(); ok {
+		return base.New(opName(r), base.ErrAborted, fmt.Sprintf("rank %d called Abort(%d)", rank, code), "")
+	}
+	if p.opts.Cancelled != nil {
+		if err := p.opts.Cancelled(); err != nil {
+			p.withdraw(r)
+			return err
+		}
+	}
+	if p.opts.Timeout > 0 && !since.IsZero() && time.Since(since) > p.opts.Timeout {
+		p.withdraw(r)
+		return base.New(opName(r), base.ErrTimeout, fmt.Sprintf("no progress for %v", p.opts.Timeout),
+			"the peer never sent or received the matching message; raise GOMPI_TIMEOUT if it is just slow")
+	}
+	if r == nil || !p.lost(r) {
+		return nil
+	}
+	// The peer is gone, but what it sent before it went may still be queued.
+	p.mu.Lock()
+	p.drainLocked()
+	if r.done.Load() == 0 {
+		if r.op == opRecv {
+			p.posted.remove(r)
+		}
+		if r.id != 0 {
+			delete(p.inflight, r.id)
+		}
+		if r.streams {
+			for i, s := range p.streams {
+				if s == r {
+					p.streams = append(p.streams[:i], p.streams[i+1:]...)
+					break
+				}
+			}
+			r.streams = false
+			p.hasStreams.Store(len(p.streams) > 0)
+		}
+		r.err = p.lostErr(opName(r), r)
+		p.complete(r)
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+// withdraw takes a receive that will no longer be waited for out of the
+// posted queue, so that a late message cannot land in a buffer the caller
+// has taken back. A send stays in flight: its buffer is still in use.
+func (p *Proc) withdraw(r *Request) {
+	if r != nil && r.op == opRecv {
+		p.cancel(r)
+	}
+}
+
+// lost reports whether the peer r waits for can no longer answer.
+func (p *Proc) lost(r *Request) bool {
+	if r.peer != -1 { // base.AnySource
+		return p.peerGone(r.peer)
+	}
+	for _, w := range r.comm.members {
+		if w != int32(p.rank) && !p.peerGone(w) {
+			return false
+		}
+	}
+	return r.comm.size > 1
+}
+
+func opName(r *Request) string {
+	switch {
+	case r == nil:
+		return "wait"
+	case r.op == opRecv:
+		return "Recv"
+	default:
+		return "Send"
+	}
+}
+
+// kickProgress wakes the background progress goroutine, starting it on first
+// use.
+func (p *Proc) kickProgress() {
+	if !p.progressOn.Load() && p.progressOn.CompareAndSwap(false, true) {
+		go p.progressLoop()
+	}
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// armDelay is how long the progress goroutine leaves a fresh nonblocking
+// operation alone: most are waited for at once, and a goroutine asleep on the
+// doorbell would make every peer pay a wake-up system call per message.
+const armDelay = 30 * time.Microsecond
+
+// progressLoop drives progress while nonblocking operations are pending and no
+// thread waits — so a receive posted before a computation is filled during it.
+func (p *Proc) progressLoop() {
+	for {
+		select {
+		case <-p.kick:
+		case <-p.quit:
+			return
+		}
+		time.Sleep(armDelay)
+		for p.pending.Load() > 0 && p.waiters.Load() == 0 {
+			select {
+			case <-p.quit:
+				return
+			default:
+			}
+			if p.mu.TryLock() {
+				p.drainLocked()
+				p.mu.Unlock()
+			}
+			if p.pending.Load() == 0 || p.waiters.Load() != 0 {
+				break
+			}
+			p.progSleeping.Store(true)
+			p.seg.Sleep(p.local, 10*time.Millisecond, func() bool {
+				return !p.seg.Empty(p.local) || p.waiters.Load() != 0 || p.pending.Load() == 0 || p.hasStreams.Load()
+			})
+			p.progSleeping.Store(false)
+		}
+	}
+}

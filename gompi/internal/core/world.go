@@ -1,0 +1,181 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/internal/jobenv"
+)
+
+// optionsFromEnv reads the tuning variables every mode honours.
+func optionsFromEnv() (Options, error) {
+	var o Options
+	if v := os.Getenv(jobenv.Timeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("gompi: %s=%q is not a duration (e.g. 30s)", jobenv.Timeout, v)
+		}
+		o.Timeout = d
+	}
+	if v := os.Getenv(jobenv.CMA); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, fmt.Errorf("gompi: %s=%q is not a boolean", jobenv.CMA, v)
+		}
+		o.NoCMA = !on
+	}
+	return o, nil
+}
+
+// Init sets up this process's rank from the job golaunch describes in the
+// environment; a process started any other way is a world of one rank.
+func Init() (*Proc, jobenv.Job, error) {
+	job, launched, err := jobenv.FromEnv()
+	if err != nil {
+		return nil, job, err
+	}
+	opts, err := optionsFromEnv()
+	if err != nil {
+		return nil, job, err
+	}
+	opts.Oversubscribed = job.Oversubscribed
+	if !launched {
+		l, _ := shm.NewLayout(1, shm.DefaultCellsPerRank)
+		seg, err := shm.NewPrivate(l)
+		if err != nil {
+			return nil, job, err
+		}
+		p := newProc(0, 1, seg, 0, []int32{0}, opts)
+		seg.SetPID(0, os.Getpid())
+		seg.SetState(0, shm.StateRunning)
+		return p, job, nil
+	}
+	if job.ShmFD < 0 {
+		return nil, job, errors.New("gompi: golaunch passed no shared segment")
+	}
+	seg, err := shm.Attach(job.ShmFD)
+	if err != nil {
+		return nil, job, err
+	}
+	if seg.Layout().NRanks != job.LocalSize {
+		seg.Close()
+		return nil, job, fmt.Errorf("gompi: the segment holds %d ranks, the job %d on this host", seg.Layout().NRanks, job.LocalSize)
+	}
+	locals := make([]int32, job.Size)
+	for i := range locals {
+		locals[i] = -1
+	}
+	for li, w := range job.LocalRanks {
+		locals[w] = int32(li)
+	}
+	p := newProc(job.Rank, job.Size, seg, job.LocalRank, locals, opts)
+	seg.SetPID(job.LocalRank, os.Getpid())
+	seg.SetState(job.LocalRank, shm.StateRunning)
+	return p, job, nil
+}
+
+// Close ends a process-mode rank: finalize, then unmap the segment.
+func (p *Proc) Close() {
+	p.Finalize(shm.StateFinalized)
+	p.seg.Close()
+}
+
+// RankFailure is the error of one rank of an in-process run.
+type RankFailure struct {
+	Rank int
+	Err  error
+}
+
+func (f *RankFailure) Error() string { return fmt.Sprintf("rank %d: %v", f.Rank, f.Err) }
+func (f *RankFailure) Unwrap() error { return f.Err }
+
+// SetAbortExit records that this in-process rank stops because it called
+// Abort(code); its goroutine then exits and RunLocal reports it.
+func (p *Proc) SetAbortExit(code int) { p.abortCode.Store(int64(code) | 1<<40) }
+
+// RunLocal runs n ranks as goroutines of this process over one private
+// segment and returns the error of each rank that failed. When ctx ends,
+// every blocking operation fails (ErrTimeout for a deadline, ErrAborted
+// otherwise).
+func RunLocal(ctx context.Context, n int, fn func(p *Proc) error) error {
+	if n <= 0 {
+		return base.New("Run", base.ErrArg, fmt.Sprintf("%d ranks", n), "run at least one rank")
+	}
+	opts, err := optionsFromEnv()
+	if err != nil {
+		return err
+	}
+	cells := shm.DefaultCellsPerRank
+	if n > 64 {
+		cells = 16 // many goroutine ranks: keep the segment small
+	}
+	l, err := shm.NewLayout(n, cells)
+	if err != nil {
+		return err
+	}
+	seg, err := shm.NewPrivate(l)
+	if err != nil {
+		return err
+	}
+	defer seg.Close()
+	opts.InProcess = true
+	opts.Oversubscribed = n > max(2, runtimeProcs())
+	opts.Cancelled = func() error {
+		switch ctx.Err() {
+		case nil:
+			return nil
+		case context.DeadlineExceeded:
+			return base.New("Run", base.ErrTimeout, "the run's context deadline passed", "")
+		default:
+			return base.New("Run", base.ErrAborted, "the run's context was cancelled", "")
+		}
+	}
+	stop := context.AfterFunc(ctx, seg.WakeAll)
+	defer stop()
+
+	locals := make([]int32, n)
+	for i := range locals {
+		locals[i] = int32(i)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		p := newProc(i, n, seg, i, locals, opts)
+		seg.SetPID(i, os.Getpid())
+		seg.SetState(i, shm.StateRunning)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state := uint32(shm.StateDead)
+			defer func() { p.Finalize(state) }()
+			returned := false
+			defer func() {
+				if v := recover(); v != nil {
+					errs[i] = &RankFailure{i, fmt.Errorf("panic: %v\n%s", v, debug.Stack())}
+				} else if a := p.abortCode.Load(); a != 0 {
+					errs[i] = &RankFailure{i, base.New("Abort", base.ErrAborted,
+						fmt.Sprintf("rank %d called Abort(%d)", i, int32(a)), "")}
+				} else if !returned {
+					errs[i] = &RankFailure{i, errors.New("the rank's goroutine exited (runtime.Goexit) without returning")}
+				}
+			}()
+			err := fn(p)
+			returned = true
+			if err != nil {
+				errs[i] = &RankFailure{i, err}
+				return
+			}
+			state = shm.StateFinalized
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

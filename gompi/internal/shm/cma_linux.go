@@ -1,0 +1,43 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrCMARefused means the kernel would not let this process read another's
+// memory (ptrace policy, seccomp, or no process_vm_readv): the caller falls
+// back to copying through the segment.
+var ErrCMARefused = errors.New("shm: cross-memory attach refused")
+
+// ErrPeerGone means the process to read from no longer exists.
+var ErrPeerGone = errors.New("shm: peer process gone")
+
+// ReadRemote copies len(dst) bytes from address addr of process pid into dst
+// with one system call per chunk the kernel accepts: the single copy of the
+// rendezvous protocol.
+func ReadRemote(pid int, dst []byte, addr uint64) error {
+	for len(dst) > 0 {
+		local := []unix.Iovec{{Base: &dst[0]}}
+		local[0].SetLen(len(dst))
+		remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(dst)}}
+		n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EPERM || err == unix.ENOSYS || err == unix.EACCES:
+			return fmt.Errorf("%w: %v", ErrCMARefused, err)
+		case err == unix.ESRCH:
+			return ErrPeerGone
+		case err != nil:
+			return fmt.Errorf("shm: process_vm_readv from pid %d: %w", pid, err)
+		case n == 0:
+			return fmt.Errorf("shm: process_vm_readv from pid %d made no progress", pid)
+		}
+		dst = dst[n:]
+		addr += uint64(n)
+	}
+	return nil
+}

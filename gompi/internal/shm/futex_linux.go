@@ -1,0 +1,34 @@
+package shm
+
+import (
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The futexes are not FUTEX_PRIVATE: the word lives in memory shared between
+// processes.
+const (
+	futexWaitOp = 0 // FUTEX_WAIT
+	futexWakeOp = 1 // FUTEX_WAKE
+)
+
+// futexWait sleeps while *addr == val, at most d. Spurious returns are fine:
+// callers re-check their condition.
+func futexWait(addr *uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	// Syscall (not RawSyscall) so that the Go scheduler hands this thread's P
+	// to other goroutines while it sleeps.
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// futexWake wakes every thread sleeping on addr.
+func futexWake(addr *uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp, 1<<30, 0, 0, 0)
+}
+
+// Yield gives the CPU to another runnable thread of the system (not only of
+// this process, which runtime.Gosched would do).
+func Yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
