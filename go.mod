@@ -3,3 +3,5 @@ module github.com/gompi/gompi
 go 1.26.0
 
 require golang.org/x/sys v0.49.0
+
+require github.com/spf13/pflag v1.0.10

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gompi/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // Options tune one Proc.

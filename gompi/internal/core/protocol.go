@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // Cell kinds: what a cell carries through a queue.

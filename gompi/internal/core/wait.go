@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // policy says how a thread waits: it polls the queue for spin, then gives the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/internal/shm"
 	"github.com/gompi/gompi/internal/jobenv"
 )
 

@@ -1,0 +1,319 @@
+// Package launcher starts the ranks of a job, supervises them and tears the
+// job down: what golaunch does. It shares only package jobenv with the
+// runtime.
+//
+// Guarantees: every rank runs in a process group of its own and dies with
+// the launcher (PR_SET_PDEATHSIG), so no rank outlives a killed launcher;
+// the host's shared segment is a memfd, so no segment outlives the job
+// whatever way it ends; when one rank fails, the others are stopped within a
+// second and the launcher says which rank failed and how.
+package launcher
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gompi/gompi/internal/jobenv"
+	"github.com/gompi/gompi/internal/shm"
+	"golang.org/x/sys/unix"
+)
+
+// Config describes a job.
+type Config struct {
+	N       int      // number of ranks
+	Program string   // path of the executable every rank runs
+	Args    []string // its arguments
+	Env     []string // extra environment, NAME=VALUE (from -x)
+
+	TagOutput bool
+	Timeout   time.Duration // whole job; 0 = none
+
+	// Bind places ranks on CPUs; nil means no binding.
+	Bind func(rank, pid int) error
+	// Oversubscribed is set when ranks outnumber this host's CPUs.
+	Oversubscribed bool
+	// GOMAXPROCS, when positive, is set in every rank's environment unless
+	// the environment already sets it: each rank's Go scheduler and garbage
+	// collector then use its share of the CPUs instead of all of them.
+	GOMAXPROCS int
+
+	Stdin          *os.File // given to rank 0; nil: /dev/null
+	Stdout, Stderr io.Writer
+	Log            io.Writer // the launcher's own messages
+
+	// Grace is how long a failing job's ranks get between SIGTERM and
+	// SIGKILL.
+	Grace time.Duration
+}
+
+// Result says how the job ended.
+type Result struct {
+	ExitCode int    // what golaunch should exit with
+	Failure  string // the first failure, in words; "" if none
+}
+
+type rankProc struct {
+	rank   int
+	cmd    *exec.Cmd
+	done   bool
+	status string // how it ended, in words
+	code   int
+}
+
+type exit struct {
+	rank int
+	err  error
+}
+
+// Run runs the job to its end. It returns an error only if the job could not
+// start; how the ranks ended is in the Result.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.N <= 0 {
+		return Result{}, fmt.Errorf("-n must be at least 1, not %d", cfg.N)
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = 500 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = os.Stderr
+	}
+	jobID := newJobID()
+	layout, err := shm.NewLayout(cfg.N, shm.DefaultCellsPerRank)
+	if err != nil {
+		return Result{}, err
+	}
+	seg, segFile, err := shm.Create(jobID, layout)
+	if err != nil {
+		return Result{}, err
+	}
+	defer seg.Close()
+	defer segFile.Close()
+
+	host, _ := os.Hostname()
+	local := make([]int, cfg.N)
+	for i := range local {
+		local[i] = i
+	}
+	out := &output{tag: cfg.TagOutput}
+	ranks := make([]*rankProc, cfg.N)
+	exits := make(chan exit, cfg.N)
+	var pipes []*os.File
+	streamsDone := make(chan struct{}, 2*cfg.N)
+	streams := 0
+
+	// SIGINT and SIGTERM stop the job cleanly: the ranks are in process
+	// groups of their own, so the terminal's Ctrl-C reaches only us.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	started := 0
+	var startErr error
+	for r := 0; r < cfg.N; r++ {
+		job := jobenv.Job{Rank: r, Size: cfg.N, LocalRank: r, LocalSize: cfg.N, LocalRanks: local,
+			ShmFD: 3, JobID: jobID, Host: host, Oversubscribed: cfg.Oversubscribed}
+		cmd := exec.Command(cfg.Program, cfg.Args...)
+		cmd.Env = append(append(os.Environ(), cfg.Env...), job.Env()...)
+		if cfg.GOMAXPROCS > 0 && !hasVar(cmd.Env, "GOMAXPROCS") {
+			cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(cfg.GOMAXPROCS))
+		}
+		cmd.ExtraFiles = []*os.File{segFile}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if r == 0 && cfg.Stdin != nil {
+			cmd.Stdin = cfg.Stdin
+		}
+		var ws []*os.File
+		for _, s := range []struct {
+			dst  io.Writer
+			name string
+			set  func(*os.File)
+		}{{cfg.Stdout, "stdout", func(f *os.File) { cmd.Stdout = f }}, {cfg.Stderr, "stderr", func(f *os.File) { cmd.Stderr = f }}} {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				startErr = err
+				break
+			}
+			s.set(pw)
+			ws = append(ws, pw)
+			pipes = append(pipes, pr)
+			streams++
+			go func(dst io.Writer, name string) {
+				out.copy(dst, pr, r, name)
+				streamsDone <- struct{}{}
+			}(s.dst, s.name)
+		}
+		if startErr == nil {
+			startErr = cmd.Start()
+		}
+		for _, w := range ws {
+			w.Close() // the child holds its own copies
+		}
+		if startErr != nil {
+			startErr = fmt.Errorf("starting rank %d (%s): %w", r, cfg.Program, startErr)
+			break
+		}
+		started++
+		ranks[r] = &rankProc{rank: r, cmd: cmd}
+		if cfg.Bind != nil {
+			if err := cfg.Bind(r, cmd.Process.Pid); err != nil {
+				fmt.Fprintf(cfg.Log, "golaunch: warning: rank %d not bound: %v\n", r, err)
+			}
+		}
+		go func(rp *rankProc) { exits <- exit{rp.rank, rp.cmd.Wait()} }(ranks[r])
+	}
+
+	var timeout <-chan time.Time
+	if cfg.Timeout > 0 {
+		t := time.NewTimer(cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := Result{}
+	var killAt <-chan time.Time
+	stopping := false
+	stop := func(reason string, code int) {
+		if res.Failure == "" {
+			res.Failure, res.ExitCode = reason, code
+		}
+		if stopping {
+			return
+		}
+		stopping = true
+		signalAll(ranks, syscall.SIGTERM)
+		killAt = time.After(cfg.Grace)
+	}
+	if startErr != nil {
+		stop(startErr.Error(), 1)
+	}
+	for left := started; left > 0; {
+		select {
+		case e := <-exits:
+			left--
+			rp := ranks[e.rank]
+			rp.done = true
+			rp.status, rp.code = describe(e.err)
+			st := seg.State(e.rank)
+			if st == shm.StateRunning || st == shm.StateNone && rp.code != 0 {
+				// Tell the survivors at once; they see ErrPeerLost.
+				seg.SetState(e.rank, shm.StateDead)
+			}
+			if stopping {
+				continue
+			}
+			if ar, code, aborted := seg.Aborted(); aborted {
+				stop(fmt.Sprintf("rank %d called Abort(%d)", ar, code), nonzero(code))
+				continue
+			}
+			switch {
+			case rp.code != 0:
+				stop(fmt.Sprintf("rank %d (pid %d) %s", e.rank, rp.cmd.Process.Pid, rp.status), rp.code)
+			case st == shm.StateRunning:
+				stop(fmt.Sprintf("rank %d (pid %d) exited with status 0 without calling Finalize", e.rank, rp.cmd.Process.Pid), 1)
+			}
+		case <-killAt:
+			signalAll(ranks, syscall.SIGKILL)
+			killAt = nil
+		case <-timeout:
+			stop(fmt.Sprintf("the job ran past --timeout %v", cfg.Timeout), 124)
+		case s := <-sigs:
+			stop(fmt.Sprintf("stopped by %v", s), 128+int(s.(syscall.Signal)))
+		case <-ctx.Done():
+			stop("cancelled", 1)
+		}
+	}
+	// Ranks are gone; their output may still be in the pipes. Whatever holds
+	// a pipe open past the grace period (a rank's own child that escaped its
+	// process group) does not hold up the launcher.
+	drain := time.After(cfg.Grace + time.Second)
+	for i := 0; i < streams; i++ {
+		select {
+		case <-streamsDone:
+		case <-drain:
+			i = streams
+		}
+	}
+	for _, p := range pipes {
+		p.Close()
+	}
+	if res.Failure != "" {
+		fmt.Fprintf(cfg.Log, "golaunch: %s; %s\n", res.Failure, summary(ranks, started))
+	}
+	return res, startErr
+}
+
+// signalAll sends sig to the process group of every rank still running.
+func signalAll(ranks []*rankProc, sig syscall.Signal) {
+	for _, rp := range ranks {
+		if rp != nil && !rp.done {
+			unix.Kill(-rp.cmd.Process.Pid, sig)
+		}
+	}
+}
+
+func nonzero(code int) int {
+	if code == 0 {
+		return 1
+	}
+	return code
+}
+
+// describe turns a Wait error into words and an exit code in the shell's
+// convention (128+signal for a signal).
+func describe(err error) (string, int) {
+	if err == nil {
+		return "exited with status 0", 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal()), 128 + int(ws.Signal())
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode()), ee.ExitCode()
+	}
+	return err.Error(), 1
+}
+
+// summary says what became of the other ranks.
+func summary(ranks []*rankProc, started int) string {
+	var ok, failed, stopped int
+	for _, rp := range ranks {
+		if rp == nil {
+			continue
+		}
+		switch {
+		case rp.code == 0:
+			ok++
+		case strings.Contains(rp.status, "signal 15") || strings.Contains(rp.status, "signal 9"):
+			stopped++
+		default:
+			failed++
+		}
+	}
+	return fmt.Sprintf("%d of %d ranks finished, %d failed, %d stopped", ok, started, failed, stopped)
+}
+
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func newJobID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,145 @@
+// Command rankprog is the rank program of the end-to-end tests: each -mode
+// makes the job behave (or misbehave) in one way the tests check.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gompi/gompi/gompi"
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	mode := pflag.String("mode", "", "what to do")
+	arg := pflag.Int("arg", 0, "a number the mode uses")
+	pflag.Parse()
+	if err := gompi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	c := gompi.World()
+	fmt.Printf("pid=%d rank=%d\n", os.Getpid(), c.Rank())
+	err := modes[*mode](c, *arg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rank %d: %v\n", c.Rank(), err)
+		os.Exit(1)
+	}
+	gompi.Finalize()
+}
+
+var modes = map[string]func(c *gompi.Comm, arg int) error{
+	// forever: pass messages round a ring until killed.
+	"forever": func(c *gompi.Comm, _ int) error {
+		n, me := c.Size(), c.Rank()
+		buf := make([]byte, 64)
+		fmt.Println("ready")
+		for {
+			if me == 0 {
+				if err := c.Send(buf, (me+1)%n, 0); err != nil {
+					return err
+				}
+			}
+			if _, err := c.Recv(buf, (me-1+n)%n, 0); err != nil {
+				return err
+			}
+			if me != 0 {
+				if err := c.Send(buf, (me+1)%n, 0); err != nil {
+					return err
+				}
+			}
+		}
+	},
+	// truncate: rank 1 receives a 100-byte message into 50 bytes, then the
+	// next message whole.
+	"truncate": func(c *gompi.Comm, _ int) error {
+		a, b := bytes.Repeat([]byte{1}, 100), bytes.Repeat([]byte{2}, 100)
+		if c.Rank() == 0 {
+			if err := c.Send(a, 1, 0); err != nil {
+				return err
+			}
+			return c.Send(b, 1, 0)
+		}
+		if c.Rank() != 1 {
+			return nil
+		}
+		small := make([]byte, 50)
+		_, err := c.Recv(small, 0, 0)
+		if !errors.Is(err, gompi.ErrTruncate) {
+			return fmt.Errorf("want ErrTruncate, got %v", err)
+		}
+		fmt.Println("truncation:", err)
+		full := make([]byte, 100)
+		if _, err := c.Recv(full, 0, 0); err != nil {
+			return err
+		}
+		if !bytes.Equal(full, b) {
+			return errors.New("the message after the truncated one is corrupted")
+		}
+		fmt.Println("next message intact")
+		return nil
+	},
+	// early: rank 1 finalizes and leaves at once; rank 0 waits for a message
+	// from it that never comes.
+	"early": func(c *gompi.Comm, _ int) error {
+		if c.Rank() == 1 {
+			return nil
+		}
+		_, err := c.Recv(make([]byte, 8), 1, 0)
+		if !errors.Is(err, gompi.ErrPeerLost) {
+			return fmt.Errorf("want ErrPeerLost, got %v", err)
+		}
+		fmt.Println("peer lost:", err)
+		return nil
+	},
+	// exit: rank arg exits with status 3.
+	"exit": func(c *gompi.Comm, arg int) error {
+		if c.Rank() == arg {
+			os.Exit(3)
+		}
+		_, err := c.Recv(nil, arg, 0)
+		return err
+	},
+	// abort: rank arg calls Abort(5); the others wait.
+	"abort": func(c *gompi.Comm, arg int) error {
+		if c.Rank() == arg {
+			gompi.Abort(5)
+		}
+		time.Sleep(time.Minute)
+		return nil
+	},
+	// hang: every rank sleeps.
+	"hang": func(c *gompi.Comm, _ int) error {
+		fmt.Println("ready")
+		time.Sleep(time.Hour)
+		return nil
+	},
+	// echo: rank 0 copies its stdin to its stdout.
+	"echo": func(c *gompi.Comm, _ int) error {
+		if c.Rank() == 0 {
+			_, err := io.Copy(os.Stdout, os.Stdin)
+			return err
+		}
+		return nil
+	},
+	// env: print the variable GOMPI_TEST_VAR.
+	"env": func(c *gompi.Comm, _ int) error {
+		fmt.Printf("var=%s\n", os.Getenv("GOMPI_TEST_VAR"))
+		return nil
+	},
+	// nofinalize: rank arg exits 0 without Finalize.
+	"nofinalize": func(c *gompi.Comm, arg int) error {
+		if c.Rank() == arg {
+			os.Exit(0)
+		}
+		_, err := c.Recv(nil, arg, 0)
+		if errors.Is(err, gompi.ErrPeerLost) {
+			return nil
+		}
+		return err
+	},
+}
