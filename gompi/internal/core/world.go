@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/internal/shm"
 	"github.com/gompi/gompi/internal/jobenv"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // optionsFromEnv reads the tuning variables every mode honours.
