@@ -60,3 +60,21 @@ func (s *Segment) wake(rb *rankBlock) {
 	atomic.AddUint32(&rb.bell, 1)
 	futexWake(&rb.bell)
 }
+
+// SetBoxFull marks whether local rank r waits for room in one of its boxes.
+func (s *Segment) SetBoxFull(r int, full bool) {
+	v := uint32(0)
+	if full {
+		v = 1
+	}
+	atomic.StoreUint32(&s.ranks[r].boxFull, v)
+}
+
+// RingIfBoxFull wakes local rank r if it waits for room in a box: readers
+// call it after consuming records.
+func (s *Segment) RingIfBoxFull(r int) {
+	rb := s.ranks[r]
+	if atomic.LoadUint32(&rb.boxFull) != 0 && atomic.LoadInt32(&rb.sleepers) != 0 {
+		s.wake(rb)
+	}
+}

@@ -7,14 +7,20 @@
 // process maps it at its own address. It holds
 //
 //   - a header: geometry and the job's abort word;
+//
 //   - one block per rank: the head and tail of its inbound queue, its doorbell
 //     (a futex word and a sleeper count), its pid and its state;
+//
 //   - one pool of fixed-size cells per rank. A rank sends by filling one of
 //     its own cells and pushing it onto the receiver's queue; the receiver
 //     hands the cell back by pushing it onto the owner's queue, often turned
 //     into a reply (acknowledgement, end of rendezvous) on the way.
 //
-// The size is linear in the number of ranks: header + n × (block + pool).
+//   - per rank, a few fast boxes (fastbox.go): rings to the peers it talks to
+//     most, cheaper per message than the queue.
+//
+// The size is linear in the number of ranks: header + n × (block + boxes +
+// pool).
 package shm
 
 import (
@@ -79,10 +85,12 @@ type rankBlock struct {
 	bell     uint32 // futex word: bumped by every wake-up
 	sleepers int32  // threads of this rank asleep (or about to sleep) on bell
 	starved  uint32 // 1 while the owner waits for its cells to come back
-	_        [116]byte
+	boxFull  uint32 // 1 while the owner waits for room in one of its boxes
+	_        [112]byte
 	pid      int32
 	state    uint32
-	_        [120]byte
+	boxesIn  int32 // fast boxes this rank polls
+	_        [116]byte
 }
 
 // Cell is the header of a cell; the payload follows it.
@@ -116,6 +124,7 @@ type Layout struct {
 	CellsPerRank int
 	rankOff      int64
 	collOff      int64
+	boxOff       int64
 	cellOff      int64
 	Size         int64
 }
@@ -131,7 +140,8 @@ func NewLayout(n, cellsPerRank int) (Layout, error) {
 	l := Layout{NRanks: n, CellsPerRank: cellsPerRank}
 	l.rankOff = headerSize
 	l.collOff = l.rankOff + int64(n)*rankBlockSize
-	l.cellOff = align(l.collOff+headerSize+int64(n)*CollSlotSize, CellSize)
+	l.boxOff = align(l.collOff+headerSize+int64(n)*CollSlotSize, 128)
+	l.cellOff = align(l.boxOff+int64(n)*BoxesPerRank*BoxSize, CellSize)
 	l.Size = l.cellOff + int64(n)*int64(cellsPerRank)*CellSize
 	return l, nil
 }

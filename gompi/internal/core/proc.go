@@ -44,15 +44,19 @@ type Proc struct {
 	opts       Options
 	pol        policy
 
-	mu       sync.Mutex // guards the fields below up to the next blank line
-	free     []int64    // this rank's free cells
-	posted   reqQueue
-	unexp    msgQueue
-	inflight map[uint64]*Request // sends awaiting a reply; pipelined receives
-	streams  []*Request          // pipelined sends with fragments left to push
-	nextID   uint64
-	starved  bool // waiting for cells to come back
-	woke     bool // this drain completed something: wake sleeping threads
+	mu        sync.Mutex // guards the fields below up to the next blank line
+	free      []int64    // this rank's free cells
+	posted    reqQueue
+	unexp     msgQueue
+	inflight  map[uint64]*Request // sends awaiting a reply; pipelined receives
+	streams   []*Request          // pipelined sends with fragments left to push
+	nextID    uint64
+	starved   bool // waiting for cells to come back
+	woke      bool // this drain completed something: wake sleeping threads
+	boxesUsed int  // outbound fast boxes given out
+
+	out     []peerOut               // sending state per world rank
+	inboxes atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
 
 	hasStreams   atomic.Bool
 	cmaOff       atomic.Bool  // cross-memory attach refused once: pipeline from now on
@@ -80,6 +84,8 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		nextCtx:  2,
 	}
 	p.pol = newPolicy(opts)
+	p.out = make([]peerOut, size)
+	p.inboxes.Store(new([]inbox))
 	if opts.NoCMA {
 		p.cmaOff.Store(true)
 	}

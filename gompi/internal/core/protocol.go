@@ -18,6 +18,12 @@ import (
 //	fin    receiver → owner:  a rendezvous is over, the send buffer is free
 //	cts    receiver → owner:  cannot read your memory: send fragments to RReq
 //	frag   sender → receiver: PLen bytes of a pipelined rendezvous at offset Addr
+//	box    sender → receiver: from now on, read my messages in the box at Addr
+//
+// Once a sender has given a receiver a fast box, every message to it is
+// announced in the box: small ones inline, the others as a reference to a
+// cell. Both channels are in order, and the box is announced through the
+// queue, so the order of one sender's messages holds across the switch.
 //
 // Replies travel in the very cell they answer, so a reply never needs a cell
 // of its own and can never fail for want of one.
@@ -29,6 +35,7 @@ const (
 	kindFin
 	kindCTS
 	kindFrag
+	kindBoxSetup // sender → receiver: read my box at Addr from now on
 )
 
 const flagSync = 1 // eager: the sender waits for an ack
@@ -49,6 +56,27 @@ func (p *Proc) isend(r *Request) error {
 		return p.lostErr("Send", r)
 	}
 	n := len(r.buf)
+	o := &p.out[r.peer]
+	o.mu.Lock()
+	if o.box == nil && !o.noBox {
+		if o.sent++; o.sent >= boxAfter {
+			p.setupBox(o, r.peer, int(li))
+		}
+	}
+	box := o.box
+	if box != nil && n <= shm.BoxInlineMax && r.mode != ModeSync {
+		ok := box.Write(shm.BoxInline, r.tag, r.ctx, 0, r.buf)
+		o.mu.Unlock()
+		if !ok {
+			if err := p.writeBox(r, o, shm.BoxInline, 0, r.buf); err != nil {
+				return err
+			}
+		}
+		p.completeOwned(r)
+		p.seg.Ring(int(li))
+		return nil
+	}
+	o.mu.Unlock()
 	cell, err := p.allocCell(r)
 	if err != nil {
 		return err
@@ -59,6 +87,7 @@ func (p *Proc) isend(r *Request) error {
 	c.Tag = r.tag
 	c.Size = int64(n)
 	c.Flags = 0
+	eagerDone := false
 	if n <= shm.MaxPayload {
 		c.Kind = kindEager
 		c.PLen = uint32(n)
@@ -67,7 +96,7 @@ func (p *Proc) isend(r *Request) error {
 			c.Flags = flagSync
 			c.SReq = p.register(r)
 		} else {
-			p.completeOwned(r)
+			eagerDone = true
 		}
 	} else {
 		c.Kind = kindRTS
@@ -77,7 +106,16 @@ func (p *Proc) isend(r *Request) error {
 		c.Addr = uint64(uintptr(unsafe.Pointer(&r.buf[0])))
 		c.SReq = p.register(r)
 	}
-	p.seg.Push(int(li), cell)
+	if box != nil {
+		if err := p.writeBox(r, o, shm.BoxCellRef, cell, nil); err != nil {
+			return err
+		}
+	} else {
+		p.seg.Push(int(li), cell)
+	}
+	if eagerDone {
+		p.completeOwned(r)
+	}
 	p.seg.Ring(int(li))
 	return nil
 }
@@ -85,11 +123,12 @@ func (p *Proc) isend(r *Request) error {
 // register puts r in the in-flight table and returns its id.
 func (p *Proc) register(r *Request) uint64 {
 	p.mu.Lock()
-	r.id = p.newID()
-	p.inflight[r.id] = r
+	id := p.newID()
+	r.id = id
+	p.inflight[id] = r
 	p.started(r)
 	p.mu.Unlock()
-	return r.id
+	return id
 }
 
 // allocCell takes one of this rank's free cells, waiting for cells to come
@@ -167,6 +206,7 @@ func (p *Proc) drainLocked() {
 		}
 		p.handle(off)
 	}
+	p.drainBoxes()
 	if p.hasStreams.Load() {
 		p.pushStreams()
 	}
@@ -221,6 +261,9 @@ func (p *Proc) handle(off int64) {
 				p.complete(r)
 			}
 		}
+		p.sendHome(off)
+	case kindBoxSetup:
+		p.addInbox(c.Src, int64(c.Addr))
 		p.sendHome(off)
 	default:
 		// A corrupted cell: nothing sane can be done with it but drop it.

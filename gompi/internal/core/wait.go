@@ -99,11 +99,14 @@ func (p *Proc) started(r *Request) {
 // poll drains the queue if there is something to drain and nobody else is
 // draining it.
 func (p *Proc) poll() {
-	if (p.seg.HeadReady(p.local) || p.hasStreams.Load()) && p.mu.TryLock() {
+	if (p.seg.HeadReady(p.local) || p.boxesReady() || p.hasStreams.Load()) && p.mu.TryLock() {
 		p.drainLocked()
 		p.mu.Unlock()
 	}
 }
+
+// hasInput reports whether anything waits to be drained.
+func (p *Proc) hasInput() bool { return !p.seg.Empty(p.local) || p.boxesReady() }
 
 // waitReq blocks until r completes, driving progress. The caller has called
 // enterWait. It returns an error only if the wait itself failed (abort,
@@ -113,7 +116,7 @@ func (p *Proc) waitReq(r *Request) error {
 		return nil
 	}
 	var b backoff
-	ready := func() bool { return r.done.Load() != 0 || !p.seg.Empty(p.local) }
+	ready := func() bool { return r.done.Load() != 0 || p.hasInput() }
 	for r.done.Load() == 0 {
 		p.poll()
 		if r.done.Load() != 0 {
@@ -135,7 +138,7 @@ func (p *Proc) waitUntil(r *Request, cond func() bool) error {
 	p.enterWait()
 	defer p.leaveWait()
 	var b backoff
-	ready := func() bool { return !p.seg.Empty(p.local) || cond() }
+	ready := func() bool { return p.hasInput() || cond() }
 	for !cond() {
 		p.poll()
 		if cond() {
@@ -273,7 +276,7 @@ func (p *Proc) progressLoop() {
 			}
 			p.progSleeping.Store(true)
 			p.seg.Sleep(p.local, 10*time.Millisecond, func() bool {
-				return !p.seg.Empty(p.local) || p.waiters.Load() != 0 || p.pending.Load() == 0 || p.hasStreams.Load()
+				return p.hasInput() || p.waiters.Load() != 0 || p.pending.Load() == 0 || p.hasStreams.Load()
 			})
 			p.progSleeping.Store(false)
 		}

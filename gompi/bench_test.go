@@ -1,0 +1,67 @@
+package gompi_test
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/gompi"
+)
+
+// BenchmarkPingPong measures one-way latency between two in-process ranks
+// (goroutines on the same shared-memory queues the processes use).
+func BenchmarkPingPong(b *testing.B) {
+	for _, size := range []int{0, 8, 1024, 65536, 1 << 20} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			buf := [2][]byte{make([]byte, size), make([]byte, size)}
+			err := gompi.Run(2, func(c *gompi.Comm) error {
+				me := c.Rank()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if me == 0 {
+						if err := c.Send(buf[me], 1, 0); err != nil {
+							return err
+						}
+						if _, err := c.Recv(buf[me], 1, 0); err != nil {
+							return err
+						}
+					} else {
+						if _, err := c.Recv(buf[me], 0, 0); err != nil {
+							return err
+						}
+						if err := c.Send(buf[me], 0, 0); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/one-way")
+			if size > 0 {
+				b.SetBytes(int64(2 * size))
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20:
+		return itoa(n>>20) + "MiB"
+	case n >= 1<<10:
+		return itoa(n>>10) + "KiB"
+	}
+	return itoa(n) + "B"
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,119 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/gompi/gompi/internal/shm"
+)
+
+// boxAfter is how many messages a rank sends a peer through the queue before
+// it gives that peer a fast box (Open MPI's vader waits for 16 as well): a
+// box costs segment space, so only the pairs that talk often get one.
+const boxAfter = 16
+
+// peerOut is this rank's sending state towards one peer.
+type peerOut struct {
+	mu    sync.Mutex // serializes writes to the box
+	sent  int        // messages sent through the queue
+	box   *shm.BoxWriter
+	noBox bool // no box can be had: stop trying
+}
+
+// inbox is a fast box this rank reads.
+type inbox struct {
+	src   int32 // world rank of the writer
+	owner int   // the writer's index in the segment
+	r     *shm.BoxReader
+}
+
+// setupBox gives the peer (world rank w, segment index li) one of this rank's
+// boxes and announces it through the queue, so that everything sent through
+// the queue before it is handled before anything sent through the box.
+// Caller holds o.mu.
+func (p *Proc) setupBox(o *peerOut, w int32, li int) {
+	p.mu.Lock()
+	if p.boxesUsed >= shm.BoxesPerRank || !p.seg.ClaimInbound(li) {
+		p.mu.Unlock()
+		o.noBox = true
+		return
+	}
+	off := p.seg.BoxOffset(p.local, p.boxesUsed)
+	p.boxesUsed++
+	p.mu.Unlock()
+	cell, err := p.allocCell(nil)
+	if err != nil {
+		o.noBox = true
+		return
+	}
+	c := p.seg.CellAt(cell)
+	c.Kind = kindBoxSetup
+	c.Src = int32(p.rank)
+	c.Addr = uint64(off)
+	p.seg.Push(li, cell)
+	o.box = p.seg.NewBoxWriter(off)
+}
+
+// writeBox appends a record to the peer's box, waiting (and progressing) if
+// the box is full.
+func (p *Proc) writeBox(r *Request, o *peerOut, kind uint16, cell int64, payload []byte) error {
+	o.mu.Lock()
+	ok := o.box.Write(kind, r.tag, r.ctx, cell, payload)
+	o.mu.Unlock()
+	if ok {
+		return nil
+	}
+	p.seg.SetBoxFull(p.local, true)
+	defer p.seg.SetBoxFull(p.local, false)
+	return p.waitUntil(r, func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.box.Write(kind, r.tag, r.ctx, cell, payload)
+	})
+}
+
+// addInbox starts reading the box at off, written by world rank src.
+// Caller holds mu.
+func (p *Proc) addInbox(src int32, off int64) {
+	old := *p.inboxes.Load()
+	next := make([]inbox, len(old)+1)
+	copy(next, old)
+	next[len(old)] = inbox{src: src, owner: int(p.locals[src]), r: p.seg.NewBoxReader(off)}
+	p.inboxes.Store(&next)
+}
+
+// boxesReady reports whether a record waits in any box.
+func (p *Proc) boxesReady() bool {
+	for i := range *p.inboxes.Load() {
+		if (*p.inboxes.Load())[i].r.Ready() {
+			return true
+		}
+	}
+	return false
+}
+
+// drainBoxes handles the records waiting in the boxes. Caller holds mu.
+func (p *Proc) drainBoxes() {
+	boxes := *p.inboxes.Load()
+	for i := range boxes {
+		b := &boxes[i]
+		k := 0
+		for ; k < 64; k++ {
+			h, payload := b.r.Next()
+			if h == nil {
+				break
+			}
+			if h.Kind == shm.BoxCellRef {
+				p.handle(h.CellOff)
+			} else if r := p.posted.take(h.Ctx, b.src, h.Tag); r != nil {
+				p.finishRecv(r, b.src, h.Tag, int64(len(payload)), payload)
+			} else {
+				p.unexp.push(&message{src: b.src, ctx: h.Ctx, tag: h.Tag, size: int64(len(payload)),
+					kind: kindEager, data: append([]byte(nil), payload...)})
+			}
+			b.r.Done(h)
+		}
+		if k > 0 {
+			p.seg.RingIfBoxFull(b.owner)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package shm
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// A fast box is a single-producer, single-consumer ring in the segment from
+// one sender to one receiver, for the pairs that talk often (the idea of Open
+// MPI's vader fast boxes). Where a message through the queue costs several
+// contended cache lines (swap the tail, link, pop, hand the cell back), a
+// message through a box costs the lines it is written in: the sender writes
+// a record and stamps it last; the receiver polls the stamp where the next
+// record will be. The receiver publishes how far it has read in a line of
+// its own, which the sender reads only when the ring looks full.
+//
+// Records are 64-byte aligned: a 32-byte header, then the payload. A record
+// that would run past the end of the ring is preceded by a skip record.
+// Stamps count records from 1 (0 never occurs), so a slot written on an
+// earlier lap never passes for the next record.
+
+// Box geometry.
+const (
+	BoxesPerRank    = 8    // outbound boxes a rank can own
+	MaxInboundBoxes = 16   // boxes a rank will poll
+	boxCtlSize      = 128  // the consumer's published position
+	boxRing         = 8192 // ring bytes; a power of two
+	BoxSize         = boxCtlSize + boxRing
+	boxHeader       = 32
+	// BoxInlineMax is the largest payload carried inside a record.
+	BoxInlineMax = 1024
+)
+
+// Record kinds.
+const (
+	BoxInline  = 1 // the payload follows the header
+	BoxCellRef = 2 // CellOff names a cell to handle as if popped from the queue
+	boxSkip    = 3 // nothing; continue at the start of the ring
+)
+
+// BoxRecord is a record's header.
+type BoxRecord struct {
+	stamp   uint32 // written last: the record is complete when it is the expected one
+	Kind    uint16
+	_       uint16
+	PLen    uint32 // inline payload bytes
+	Tag     int32
+	Ctx     uint32
+	_       uint32
+	CellOff int64
+}
+
+type boxCtl struct {
+	read uint64 // bytes the consumer has finished with
+}
+
+func init() {
+	if unsafe.Sizeof(BoxRecord{}) != boxHeader {
+		panic("shm: box record header size changed")
+	}
+}
+
+// BoxOffset returns the offset of outbound box i of local rank r.
+func (s *Segment) BoxOffset(r, i int) int64 {
+	return s.l.boxOff + (int64(r)*BoxesPerRank+int64(i))*BoxSize
+}
+
+// ClaimInbound reserves a place among local rank r's polled boxes; false if
+// it polls too many already.
+func (s *Segment) ClaimInbound(r int) bool {
+	rb := s.ranks[r]
+	if atomic.AddInt32(&rb.boxesIn, 1) > MaxInboundBoxes {
+		atomic.AddInt32(&rb.boxesIn, -1)
+		return false
+	}
+	return true
+}
+
+// BoxWriter is the sender's end of a box. Not safe for concurrent use.
+type BoxWriter struct {
+	ctl   *boxCtl
+	ring  []byte
+	off   int64  // the box's offset in the segment
+	write uint64 // bytes written
+	read  uint64 // last known consumer position
+	stamp uint32
+}
+
+// NewBoxWriter opens the box at off for writing; the box must be unused
+// (zeroed), as a fresh segment's boxes are.
+func (s *Segment) NewBoxWriter(off int64) *BoxWriter {
+	return &BoxWriter{
+		ctl:  (*boxCtl)(unsafe.Pointer(&s.mem[off])),
+		ring: s.mem[off+boxCtlSize : off+BoxSize : off+BoxSize],
+		off:  off,
+	}
+}
+
+// Offset returns the box's offset in the segment.
+func (w *BoxWriter) Offset() int64 { return w.off }
+
+func recordLen(plen int) uint64 { return uint64(boxHeader+plen+63) &^ 63 }
+
+func nextStamp(s uint32) uint32 {
+	s++
+	if s == 0 {
+		s = 1
+	}
+	return s
+}
+
+// space reports whether n more bytes fit, refreshing the consumer position
+// only when the cached one says no.
+func (w *BoxWriter) space(n uint64) bool {
+	if w.write+n-w.read <= boxRing {
+		return true
+	}
+	w.read = atomic.LoadUint64(&w.ctl.read)
+	return w.write+n-w.read <= boxRing
+}
+
+// Write appends a record with the given header fields and inline payload
+// (len(payload) <= BoxInlineMax). It returns false if the ring has no room
+// now; the caller lets the receiver catch up and tries again.
+//
+// The stamp word where the next record will start is zeroed before this one
+// is published, so the reader, arriving there, never mistakes stale bytes of
+// an earlier lap for a stamp. That word must be free: one line of the ring
+// is always kept empty.
+func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, payload []byte) bool {
+	need := recordLen(len(payload))
+	idx := w.write & (boxRing - 1)
+	var gap uint64
+	if idx+need > boxRing {
+		gap = boxRing - idx
+	}
+	if !w.space(gap + need + 64) {
+		return false
+	}
+	if gap > 0 {
+		w.zeroStamp(0)
+		w.publish((*BoxRecord)(unsafe.Pointer(&w.ring[idx])), boxSkip)
+		w.write += gap
+		idx = 0
+	}
+	h := (*BoxRecord)(unsafe.Pointer(&w.ring[idx]))
+	h.PLen, h.Tag, h.Ctx, h.CellOff = uint32(len(payload)), tag, ctx, cellOff
+	copy(w.ring[idx+boxHeader:], payload)
+	w.zeroStamp((idx + need) & (boxRing - 1))
+	w.publish(h, kind)
+	w.write += need
+	return true
+}
+
+func (w *BoxWriter) zeroStamp(idx uint64) {
+	atomic.StoreUint32(&(*BoxRecord)(unsafe.Pointer(&w.ring[idx])).stamp, 0)
+}
+
+func (w *BoxWriter) publish(h *BoxRecord, kind uint16) {
+	h.Kind = kind
+	w.stamp = nextStamp(w.stamp)
+	atomic.StoreUint32(&h.stamp, w.stamp)
+}
+
+// BoxReader is the receiver's end of a box. Next and Done are for one
+// thread at a time; Ready may be called from any thread as a hint, so the
+// position is kept in atomics.
+type BoxReader struct {
+	ctl   *boxCtl
+	ring  []byte
+	read  atomic.Uint64
+	stamp atomic.Uint32 // stamp of the next record
+}
+
+// NewBoxReader opens the box at off for reading.
+func (s *Segment) NewBoxReader(off int64) *BoxReader {
+	r := &BoxReader{
+		ctl:  (*boxCtl)(unsafe.Pointer(&s.mem[off])),
+		ring: s.mem[off+boxCtlSize : off+BoxSize : off+BoxSize],
+	}
+	r.stamp.Store(1)
+	return r
+}
+
+// Ready reports whether a record is waiting: the cheapest poll.
+func (r *BoxReader) Ready() bool {
+	h := (*BoxRecord)(unsafe.Pointer(&r.ring[r.read.Load()&(boxRing-1)]))
+	return atomic.LoadUint32(&h.stamp) == r.stamp.Load()
+}
+
+// Next returns the waiting record and its inline payload, or nil. The
+// payload stays valid until Done.
+func (r *BoxReader) Next() (*BoxRecord, []byte) {
+	for {
+		read, stamp := r.read.Load(), r.stamp.Load()
+		idx := read & (boxRing - 1)
+		h := (*BoxRecord)(unsafe.Pointer(&r.ring[idx]))
+		if atomic.LoadUint32(&h.stamp) != stamp {
+			return nil, nil
+		}
+		if h.Kind != boxSkip {
+			return h, r.ring[idx+boxHeader : idx+boxHeader+uint64(h.PLen)]
+		}
+		r.read.Store(read + boxRing - idx)
+		r.stamp.Store(nextStamp(stamp))
+	}
+}
+
+// Done consumes the record Next returned and publishes the position.
+func (r *BoxReader) Done(h *BoxRecord) {
+	read := r.read.Load() + recordLen(int(h.PLen))
+	r.stamp.Store(nextStamp(r.stamp.Load()))
+	r.read.Store(read)
+	atomic.StoreUint64(&r.ctl.read, read)
+}
