@@ -652,3 +652,41 @@ func TestFloodWhileReceiverBusy(t *testing.T) {
 		return nil
 	})
 }
+
+// TestProgressWhileComputing posts receives, then computes without calling
+// gompi: the background progress must complete them meanwhile (the large
+// one is copied out of the sender during the computation).
+func TestProgressWhileComputing(t *testing.T) {
+	for _, n := range []int{100, 1 << 20} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			run(t, 2, func(c *gompi.Comm) error {
+				if c.Rank() == 0 {
+					return c.Send(pattern(n, 9), 1, 0)
+				}
+				buf := make([]byte, n)
+				r, err := c.Irecv(buf, 0, 0)
+				if err != nil {
+					return err
+				}
+				// "Compute" until the request is done, touching nothing of
+				// gompi but Done, which only reads a flag.
+				deadline := time.Now().Add(20 * time.Second)
+				x := 0
+				for !r.Done() {
+					for i := 0; i < 1000; i++ {
+						x += i * i
+					}
+					if time.Now().After(deadline) {
+						return errors.New("the receive made no progress while the rank computed")
+					}
+				}
+				_ = x
+				if !bytes.Equal(buf, pattern(n, 9)) {
+					return errors.New("wrong data")
+				}
+				_, err = r.Wait()
+				return err
+			})
+		})
+	}
+}
