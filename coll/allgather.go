@@ -15,7 +15,7 @@ func allgatherRing(p *proc, l layout, origin, tag int) {
 	n, vr := p.size, rel(p.rank, origin, p.size)
 	next, prev := abs(vr+1, origin, n), abs(vr-1+n, origin, n)
 	for s := range n - 1 {
-		p.exchangeBlocks(l, []int{(vr - s + n) % n}, next, l, []int{(vr - s - 1 + 2*n) % n}, prev, tag)
+		p.sendrecv(l.block((vr-s+n)%n), next, l.block((vr-s-1+2*n)%n), prev, tag)
 	}
 }
 

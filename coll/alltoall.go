@@ -12,7 +12,7 @@ func alltoallPairwise(p *proc, sl, rl layout, tag int) {
 	p.copyLocal(rl.block(p.rank), sl.block(p.rank))
 	for s := 1; s < p.size; s++ {
 		dest, src := p.mod(p.rank+s), p.mod(p.rank-s)
-		p.exchangeBlocks(sl, []int{dest}, dest, rl, []int{src}, src, tag)
+		p.sendrecv(sl.block(dest), dest, rl.block(src), src, tag)
 	}
 }
 

@@ -65,9 +65,12 @@ func ExampleArgs(op coll.Operation, n, rank, m, root int) *coll.Args {
 	if op.Reduction() {
 		a.Op = coll.Sum[int32]()
 	}
-	if op == coll.OpGatherv || op == coll.OpGather {
-		if rank != root {
+	if rank != root { // only the root has the buffer of all blocks
+		switch op {
+		case coll.OpGather, coll.OpGatherv:
 			a.Recv = nil
+		case coll.OpScatter, coll.OpScatterv:
+			a.Send = nil
 		}
 	}
 	return a
