@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/coll/sim"
 )
 
 func init() {
@@ -22,7 +24,7 @@ func runCollAlgorithms(args []string) error {
 	fs := pflag.NewFlagSet("coll-algorithms", pflag.ContinueOnError)
 	fs.SortFlags = false
 	opName := fs.String("op", "", "only this operation")
-	selection := fs.Bool("selection", false, "print the selection table instead")
+	selection := fs.Bool("selection", false, "print the selection table instead (max 0: no limit)")
 	format := fs.String("format", "text", "output: text, csv or json")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: benches coll-algorithms [--op OP] [--selection] [--format text|csv|json]")
@@ -40,6 +42,9 @@ func runCollAlgorithms(args []string) error {
 		}
 		ops = []coll.Operation{op}
 	}
+	if *selection && *format == "text" {
+		return sim.WriteSelectionTable(os.Stdout, ops...)
+	}
 	header := []string{"operation", "algorithm", "summary", "cost", "constraints", "commutative_only"}
 	var rows [][]string
 	if *selection {
@@ -48,7 +53,7 @@ func runCollAlgorithms(args []string) error {
 	for _, op := range ops {
 		if *selection {
 			for _, r := range coll.Table(op) {
-				rows = append(rows, []string{string(op), limit(r.MaxRanks), limit(r.MaxBytes), strings.Join(r.Use, ", ")})
+				rows = append(rows, []string{string(op), strconv.Itoa(r.MaxRanks), strconv.Itoa(r.MaxBytes), strings.Join(r.Use, " ")})
 			}
 			continue
 		}
@@ -60,13 +65,6 @@ func runCollAlgorithms(args []string) error {
 		return writeRows(*format, header, rows)
 	}
 	w := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
-	if *selection {
-		fmt.Fprintln(w, "OPERATION\tRANKS\tBYTES\tALGORITHMS (first usable)")
-		for _, r := range rows {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r[0], upTo(r[1]), upTo(r[2]), r[3])
-		}
-		return w.Flush()
-	}
 	last := ""
 	for _, r := range rows {
 		if r[0] != last {
@@ -115,18 +113,4 @@ func writeRows(format string, header []string, rows [][]string) error {
 		return enc.Encode(out)
 	}
 	return fmt.Errorf("--format %q: want text, csv or json", format)
-}
-
-func upTo(limit string) string {
-	if limit == "any" {
-		return limit
-	}
-	return "≤ " + limit
-}
-
-func limit(x int) string {
-	if x == 0 {
-		return "any"
-	}
-	return fmt.Sprint(x)
 }

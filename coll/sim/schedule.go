@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gompi/gompi/coll"
 )
 
 // Schedule is the messages of one run in the order of their logical rounds.
@@ -50,8 +54,15 @@ func (s *Schedule) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "round %*d: %*d → %*d (%d B%s)\n", rw, m.Round, kw, m.From, kw, m.To, m.Bytes, tag)
 	}
-	fmt.Fprintf(b, "%d rounds, %d messages, %d bytes\n", s.Rounds(), len(s.Messages), s.Bytes())
+	fmt.Fprintf(b, "%s, %s, %d bytes\n", plural(s.Rounds(), "round"), plural(len(s.Messages), "message"), s.Bytes())
 	return b.Flush()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // WriteSVG draws the schedule: one horizontal lane per rank, rounds from left
@@ -88,4 +99,26 @@ func (s *Schedule) WriteSVG(w io.Writer, title string) error {
 	}
 	fmt.Fprintln(b, `</svg>`)
 	return b.Flush()
+}
+
+// WriteSelectionTable prints the selection rules of the operations (all if
+// none are given) as an aligned table.
+func WriteSelectionTable(w io.Writer, ops ...coll.Operation) error {
+	if len(ops) == 0 {
+		ops = coll.Operations()
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "operation\tranks\tbytes\talgorithms (the first usable)")
+	limit := func(x int) string {
+		if x == 0 {
+			return "any"
+		}
+		return fmt.Sprintf("≤ %d", x)
+	}
+	for _, op := range ops {
+		for _, r := range coll.Table(op) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", op, limit(r.MaxRanks), limit(r.MaxBytes), strings.Join(r.Use, ", "))
+		}
+	}
+	return tw.Flush()
 }
