@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/coll/sim"
 )
 
 // The collectives are checked against their serial definitions: every
 // operation × algorithm × element kind × size × rank count 1..17 × root (0,
 // the middle one, the last) × in place or not, on simulated ranks with
-// synchronous sends.
+// synchronous sends, and for size 7 on 5 and 8 ranks also with eager ones.
 //
 // Data movement (everything but reductions) sees only bytes, so the element
 // type cannot matter to it: those operations run with byte blocks of odd and
@@ -22,8 +23,8 @@ import (
 // order refuse; TestRefuseNonCommutative checks that).
 //
 // The big size (1 MiB + 3 bytes, or that many bytes rounded up to whole
-// elements) runs on 3 and 8 ranks only: the smallest size with a folded rank
-// and a power of two, which together take every code path of the
+// elements) runs on 3 and 8 ranks only: the smallest communicator with a
+// folded rank and a power of two, which together take every code path of the
 // recursive-doubling family; on all 17 rank counts it would move gigabytes
 // for nothing the small sizes do not already cover.
 
@@ -41,6 +42,7 @@ type tcase struct {
 	size    int // bytes per block; elements for reductions
 	root    int
 	inPlace bool
+	eager   bool // sends complete at once instead of when matched
 	k       kind
 	pre     [][]byte // the serial reference of reductions, see prefixes
 }
@@ -55,6 +57,9 @@ func (tc *tcase) String() string {
 	}
 	if tc.inPlace {
 		s += " in-place"
+	}
+	if tc.eager {
+		s += " eager"
 	}
 	return s
 }
@@ -281,7 +286,8 @@ func (tc *tcase) rankCall(r int) (*coll.Args, func() error) {
 
 // run makes the call on all ranks and checks every rank's results.
 func (tc *tcase) run() error {
-	return firstErr(runRanks(tc.n, func(c coll.Comm) error {
+	w := sim.New(tc.n, sim.Options{Eager: tc.eager, Timeout: timeout})
+	return firstErr(w.Run(func(c coll.Comm) error {
 		a, check := tc.rankCall(c.Rank())
 		// 1 KiB segments make the pipelined chain cut 4096 bytes into 5
 		// segments, the last one empty, and the big size into 1025.
@@ -352,6 +358,13 @@ func cases(op coll.Operation, alg coll.Algorithm) []*tcase {
 		}
 		for _, n := range bigRanks {
 			add(n, (bigSize+esize-1)/esize, k)
+		}
+	}
+	for _, tc := range out { // and under an eager transport, on a few
+		if tc.size == 7 && (tc.n == 5 || tc.n == 8) {
+			e := *tc
+			e.eager = true
+			out = append(out, &e)
 		}
 	}
 	return out

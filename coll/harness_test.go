@@ -15,8 +15,11 @@ import (
 // transport: an algorithm that relies on buffering deadlocks) and a timeout,
 // so that a hang fails the test instead of stalling it.
 func runRanks(n int, f func(c coll.Comm) error) []error {
-	return sim.New(n, sim.Options{Timeout: 2 * time.Minute}).Run(f)
+	return sim.New(n, sim.Options{Timeout: timeout}).Run(f)
 }
+
+// timeout bounds one simulated call in wall-clock time.
+const timeout = 2 * time.Minute
 
 // blk is the block of size bytes that rank from sends to rank to.
 func blk(from, to, size int) []byte {
