@@ -1,0 +1,121 @@
+package coll
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Algorithm is one registered algorithm of one operation.
+type Algorithm struct {
+	Op      Operation
+	Name    string // unique within Op; lower case, words joined by '_'
+	Summary string // one line: the idea
+	Cost    Cost
+	// Constraints says in words when the algorithm applies or pays off
+	// ("commutative ops only", "long messages"); "" if always.
+	Constraints string
+	// Commutative: the algorithm needs a commutative op (it cannot keep rank
+	// order); selection skips it for other ops.
+	Commutative bool
+	// Available, if not nil, reports whether the algorithm can run this call
+	// on this communicator (e.g. "all ranks share memory"). It must give the
+	// same answer on every rank of a call.
+	Available func(c Comm, a *Args) bool
+	// Run performs the operation on one rank. a has been validated for Op
+	// (lengths, counts, root, element size) before Run is called.
+	Run func(c Comm, a *Args) error
+}
+
+// Cost is the time of an algorithm in the α–β (Hockney) model: α per
+// message on the critical path, β per byte sent, γ per byte reduced.
+type Cost struct {
+	Formula string // e.g. "⌈log₂p⌉(α + mβ)"; p ranks, m bytes (see Operation.SizeMeaning)
+	// Terms gives the coefficients of α, β and γ for p ranks, m bytes and
+	// segments of s bytes (pipelined algorithms; 0: their default).
+	Terms func(p, m, s int) (alpha, beta, gamma float64)
+}
+
+// Eval is the modelled time for p ranks, m bytes and segments of s bytes.
+func (c Cost) Eval(p, m, s int, alpha, beta, gamma float64) float64 {
+	if c.Terms == nil {
+		return 0
+	}
+	a, b, g := c.Terms(p, m, s)
+	return a*alpha + b*beta + g*gamma
+}
+
+// registry holds the algorithms of each operation in registration order and
+// the selection table. Built-ins are registered at init; the runtime adds its
+// own at start-up.
+var registry = struct {
+	sync.RWMutex
+	algs  map[Operation][]*Algorithm
+	table map[Operation][]Rule
+}{algs: map[Operation][]*Algorithm{}, table: map[Operation][]Rule{}}
+
+// Register adds an algorithm. The name must be new for its operation, and Run
+// must be set. To have selection use it, put it into the table (SetTable);
+// until then it runs only when named.
+func Register(a Algorithm) error {
+	if _, ok := opInfos[a.Op]; !ok {
+		return argErr("register %q: unknown operation %q", a.Name, a.Op)
+	}
+	if a.Name == "" || strings.ContainsAny(a.Name, " \t\n,=") || a.Run == nil {
+		return argErr("register %s algorithm %q: needs a name without spaces, commas or '=', and Run", a.Op, a.Name)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	for _, b := range registry.algs[a.Op] {
+		if b.Name == a.Name {
+			return argErr("register: %s algorithm %q exists already", a.Op, a.Name)
+		}
+	}
+	registry.algs[a.Op] = append(registry.algs[a.Op], &a)
+	return nil
+}
+
+// Algorithms lists the algorithms of op in registration order.
+func Algorithms(op Operation) []Algorithm {
+	registry.RLock()
+	defer registry.RUnlock()
+	out := make([]Algorithm, len(registry.algs[op]))
+	for i, a := range registry.algs[op] {
+		out[i] = *a
+	}
+	return out
+}
+
+// Lookup finds an algorithm by name. An unknown name is an error wrapping
+// ErrUnknownAlgorithm that lists the valid names.
+func Lookup(op Operation, name string) (Algorithm, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	a, err := lookup(op, name)
+	if err != nil {
+		return Algorithm{}, err
+	}
+	return *a, nil
+}
+
+// lookup is Lookup with the registry lock held.
+func lookup(op Operation, name string) (*Algorithm, error) {
+	if _, ok := opInfos[op]; !ok {
+		return nil, argErr("unknown operation %q", op)
+	}
+	var names []string
+	for _, a := range registry.algs[op] {
+		if a.Name == name {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	return nil, fmt.Errorf("%w %q for %s; valid: %s", ErrUnknownAlgorithm, name, op, strings.Join(names, ", "))
+}
+
+// mustRegister registers a built-in.
+func mustRegister(a Algorithm) {
+	if err := Register(a); err != nil {
+		panic(err)
+	}
+}

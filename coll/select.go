@@ -1,0 +1,173 @@
+package coll
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Rule is one row of the selection table of an operation: for calls on at
+// most MaxRanks ranks and of at most MaxBytes bytes (0: no limit; what the
+// size of a call is depends on the operation, see Operation.SizeMeaning),
+// use the first usable algorithm of Use. The rules of an operation are tried
+// in order; the last one must have no limits.
+type Rule struct {
+	MaxRanks int
+	MaxBytes int
+	Use      []string
+}
+
+func (r Rule) matches(commSize, bytes int) bool {
+	return (r.MaxRanks == 0 || commSize <= r.MaxRanks) && (r.MaxBytes == 0 || bytes <= r.MaxBytes)
+}
+
+// Table returns the selection rules of op.
+func Table(op Operation) []Rule {
+	registry.RLock()
+	defer registry.RUnlock()
+	rules := make([]Rule, len(registry.table[op]))
+	for i, r := range registry.table[op] {
+		rules[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
+	}
+	return rules
+}
+
+// SetTable replaces the selection rules of op. Every name must be registered
+// for op, and the last rule must have no limits, so that every call matches
+// a rule.
+func SetTable(op Operation, rules []Rule) error {
+	registry.Lock()
+	defer registry.Unlock()
+	if len(rules) == 0 || rules[len(rules)-1].MaxRanks != 0 || rules[len(rules)-1].MaxBytes != 0 {
+		return argErr("table for %s: the last rule must have no limits (MaxRanks and MaxBytes 0)", op)
+	}
+	own := make([]Rule, len(rules))
+	for i, r := range rules {
+		if len(r.Use) == 0 || r.MaxRanks < 0 || r.MaxBytes < 0 {
+			return argErr("table for %s, rule %d: needs algorithms and limits ≥ 0", op, i)
+		}
+		for _, name := range r.Use {
+			if _, err := lookup(op, name); err != nil {
+				return fmt.Errorf("table for %s, rule %d: %w", op, i, err)
+			}
+		}
+		own[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
+	}
+	registry.table[op] = own
+	return nil
+}
+
+// Select returns the table's first choice for op on commSize ranks and a call
+// of the given size: what runs when no override is given, the op is
+// commutative and the algorithm is available. "" if op has no table.
+func Select(op Operation, commSize, bytes int) string {
+	registry.RLock()
+	defer registry.RUnlock()
+	for _, r := range registry.table[op] {
+		if r.matches(commSize, bytes) {
+			return r.Use[0]
+		}
+	}
+	return ""
+}
+
+// EnvVar is the environment variable that overrides the algorithm of op:
+// GOMPI_COLL_ and the operation in upper case, e.g. GOMPI_COLL_BCAST or
+// GOMPI_COLL_REDUCE_SCATTER_BLOCK.
+func EnvVar(op Operation) string { return "GOMPI_COLL_" + strings.ToUpper(string(op)) }
+
+// Option adjusts one collective call.
+type Option func(*callOptions)
+
+type callOptions struct {
+	algorithm string
+	segment   int
+}
+
+// WithAlgorithm runs the named algorithm, whatever the communicator, the
+// environment and the table say.
+func WithAlgorithm(name string) Option { return func(o *callOptions) { o.algorithm = name } }
+
+// WithSegmentSize sets the pipelining unit of pipelined algorithms (bytes; it
+// must be the same on all ranks).
+func WithSegmentSize(bytes int) Option { return func(o *callOptions) { o.segment = bytes } }
+
+// Choose returns the algorithm that Call would run for these arguments (see
+// the package documentation for the order of precedence), e.g. to record it
+// in a trace. The arguments are validated first.
+func Choose(c Comm, op Operation, a *Args, opts ...Option) (string, error) {
+	var o callOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	bytes, err := check(op, c.Size(), c.Rank(), a)
+	if err != nil {
+		return "", &Error{Op: op, Rank: c.Rank(), Peer: -1, Err: err}
+	}
+	alg, err := choose(c, op, a, bytes, o.algorithm)
+	if err != nil {
+		return "", &Error{Op: op, Rank: c.Rank(), Peer: -1, Err: err}
+	}
+	return alg.Name, nil
+}
+
+// choose picks the algorithm for a validated call of the given size.
+func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm, error) {
+	n := c.Size()
+	source := "WithAlgorithm"
+	if named == "" {
+		if ch, ok := c.(AlgorithmChooser); ok {
+			named, source = ch.ChooseAlgorithm(op, n, bytes), "the communicator"
+		}
+	}
+	if named == "" {
+		named, source = os.Getenv(EnvVar(op)), EnvVar(op)
+	}
+	// Copy the candidates out, so that no lock is held while Available runs.
+	registry.RLock()
+	var chosen *Algorithm
+	var lookupErr error
+	if named != "" {
+		chosen, lookupErr = lookup(op, named)
+	}
+	var preferred []*Algorithm
+	for _, r := range registry.table[op] {
+		if r.matches(n, bytes) {
+			for _, name := range r.Use {
+				if alg, err := lookup(op, name); err == nil {
+					preferred = append(preferred, alg)
+				}
+			}
+			break
+		}
+	}
+	all := append([]*Algorithm(nil), registry.algs[op]...)
+	registry.RUnlock()
+
+	if named != "" {
+		if lookupErr != nil {
+			return nil, fmt.Errorf("%s asks for %s algorithm %q: %w", source, op, named, lookupErr)
+		}
+		if why := unusable(chosen, c, a); why != "" {
+			return nil, fmt.Errorf("%w: %s asks for %s algorithm %q, but %s", ErrNotApplicable, source, op, named, why)
+		}
+		return chosen, nil
+	}
+	for _, alg := range append(preferred, all...) { // the rule's choices, then any that can run
+		if unusable(alg, c, a) == "" {
+			return alg, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no %s algorithm can run this call", ErrNotApplicable, op)
+}
+
+// unusable says why alg cannot run this call, "" if it can.
+func unusable(alg *Algorithm, c Comm, a *Args) string {
+	if alg.Commutative && !a.Op.Commutative {
+		return fmt.Sprintf("it needs a commutative op and %s is not", a.Op.Name)
+	}
+	if alg.Available != nil && !alg.Available(c, a) {
+		return "it is not available on this communicator"
+	}
+	return ""
+}
