@@ -119,7 +119,7 @@ func (b *bsendBuffer) release(s span) {
 // buffer and Bsend returns at once. If the buffer has no room for it,
 // Bsend returns ErrBuffer and sends nothing.
 func (c *Comm) Bsend(buf []byte, dest, tag int) error {
-	r, err := c.ibsend(OpBsend, "Bsend", buf, dest, tag, false)
+	r, err := c.ibsend(RoutineBsend, "Bsend", buf, dest, tag, false)
 	_ = r
 	return err
 }
@@ -127,10 +127,10 @@ func (c *Comm) Bsend(buf []byte, dest, tag int) error {
 // Ibsend starts a buffered-mode send; the request completes as soon as the
 // message is copied, which is at once.
 func (c *Comm) Ibsend(buf []byte, dest, tag int) (*Request, error) {
-	return c.ibsend(OpIbsend, "Ibsend", buf, dest, tag, true)
+	return c.ibsend(RoutineIbsend, "Ibsend", buf, dest, tag, true)
 }
 
-func (c *Comm) ibsend(op Op, name string, buf []byte, dest, tag int, wantReq bool) (*Request, error) {
+func (c *Comm) ibsend(op Routine, name string, buf []byte, dest, tag int, wantReq bool) (*Request, error) {
 	var req *Request
 	f := func() error {
 		if err := c.checkSend(name, dest, tag); err != nil {

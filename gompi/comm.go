@@ -49,12 +49,12 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	var nc *backend.Comm
-	err := c.traced(OpCommDup, -1, -1, -1, func() (err error) { nc, err = c.c.Dup(); return })
+	err := c.traced(RoutineCommDup, -1, -1, -1, func() (err error) { nc, err = c.c.Dup(); return })
 	if err != nil {
 		return nil, err
 	}
 	d := newComm(c.r, nc)
-	d.colls = c.colls.clone()
+	c.colls.copyTo(&d.colls)
 	return d, nil
 }
 
@@ -70,12 +70,12 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 		color = Undefined
 	}
 	var nc *backend.Comm
-	err := c.traced(OpCommSplit, -1, -1, -1, func() (err error) { nc, err = c.c.Split(color, key); return })
+	err := c.traced(RoutineCommSplit, -1, -1, -1, func() (err error) { nc, err = c.c.Split(color, key); return })
 	if err != nil || nc == nil {
 		return nil, err
 	}
 	d := newComm(c.r, nc)
-	d.colls = c.colls.clone()
+	c.colls.copyTo(&d.colls)
 	return d, nil
 }
 
@@ -92,7 +92,7 @@ func (c *Comm) Free() error {
 	return nil
 }
 
-func (c *Comm) traced(op Op, peer, tag, n int, f func() error) error {
+func (c *Comm) traced(op Routine, peer, tag, n int, f func() error) error {
 	if b := tracer.Load(); b != nil {
 		return b.run(op, c, peer, tag, n, f)
 	}

@@ -8,22 +8,22 @@ import (
 // Small messages are copied out at once; a large one waits until the
 // receiver has taken it (MPI's standard mode permits both).
 func (c *Comm) Send(buf []byte, dest, tag int) error {
-	return c.sendMode(OpSend, "Send", buf, dest, tag, backend.ModeStandard)
+	return c.sendMode(RoutineSend, "Send", buf, dest, tag, backend.ModeStandard)
 }
 
 // Ssend sends in synchronous mode: it returns only once the matching receive
 // has started, whatever the size.
 func (c *Comm) Ssend(buf []byte, dest, tag int) error {
-	return c.sendMode(OpSsend, "Ssend", buf, dest, tag, backend.ModeSync)
+	return c.sendMode(RoutineSsend, "Ssend", buf, dest, tag, backend.ModeSync)
 }
 
 // Rsend sends in ready mode: the caller asserts that the matching receive is
 // already posted (it is a program error otherwise). Here it behaves like Send.
 func (c *Comm) Rsend(buf []byte, dest, tag int) error {
-	return c.sendMode(OpRsend, "Rsend", buf, dest, tag, backend.ModeReady)
+	return c.sendMode(RoutineRsend, "Rsend", buf, dest, tag, backend.ModeReady)
 }
 
-func (c *Comm) sendMode(op Op, name string, buf []byte, dest, tag, mode int) error {
+func (c *Comm) sendMode(op Routine, name string, buf []byte, dest, tag, mode int) error {
 	if b := tracer.Load(); b != nil {
 		return b.run(op, c, dest, tag, len(buf), func() error { return c.send(name, buf, dest, tag, mode) })
 	}
@@ -45,7 +45,7 @@ func (c *Comm) send(name string, buf []byte, dest, tag, mode int) error {
 // later messages are unaffected. Status.Count is the number of bytes stored.
 func (c *Comm) Recv(buf []byte, src, tag int) (Status, error) {
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(OpRecv, c, src, tag, len(buf), func() (Status, error) { return c.recv(buf, src, tag) })
+		return b.runStatus(RoutineRecv, c, src, tag, len(buf), func() (Status, error) { return c.recv(buf, src, tag) })
 	}
 	return c.recv(buf, src, tag)
 }
@@ -63,21 +63,21 @@ func (c *Comm) recv(buf []byte, src, tag int) (Status, error) {
 // Isend starts a send and returns its request; buf belongs to gompi until
 // the request completes.
 func (c *Comm) Isend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isendMode(OpIsend, "Isend", buf, dest, tag, backend.ModeStandard)
+	return c.isendMode(RoutineIsend, "Isend", buf, dest, tag, backend.ModeStandard)
 }
 
 // Issend starts a synchronous-mode send: the request completes once the
 // matching receive has started.
 func (c *Comm) Issend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isendMode(OpIssend, "Issend", buf, dest, tag, backend.ModeSync)
+	return c.isendMode(RoutineIssend, "Issend", buf, dest, tag, backend.ModeSync)
 }
 
 // Irsend starts a ready-mode send (see Rsend).
 func (c *Comm) Irsend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isendMode(OpIrsend, "Irsend", buf, dest, tag, backend.ModeReady)
+	return c.isendMode(RoutineIrsend, "Irsend", buf, dest, tag, backend.ModeReady)
 }
 
-func (c *Comm) isendMode(op Op, name string, buf []byte, dest, tag, mode int) (*Request, error) {
+func (c *Comm) isendMode(op Routine, name string, buf []byte, dest, tag, mode int) (*Request, error) {
 	var req *Request
 	f := func() (err error) { req, err = c.isend(name, buf, dest, tag, mode); return }
 	if b := tracer.Load(); b != nil {
@@ -113,7 +113,7 @@ func (c *Comm) Irecv(buf []byte, src, tag int) (*Request, error) {
 		return nil
 	}
 	if b := tracer.Load(); b != nil {
-		return req, b.run(OpIrecv, c, src, tag, len(buf), f)
+		return req, b.run(RoutineIrecv, c, src, tag, len(buf), f)
 	}
 	return req, f()
 }
@@ -149,7 +149,7 @@ func (c *Comm) Sendrecv(sbuf []byte, dest, stag int, rbuf []byte, src, rtag int)
 		return st, rerr
 	}
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(OpSendrecv, c, dest, stag, len(sbuf), f)
+		return b.runStatus(RoutineSendrecv, c, dest, stag, len(sbuf), f)
 	}
 	return f()
 }
@@ -168,7 +168,7 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 		return c.c.Probe(src, tag)
 	}
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(OpProbe, c, src, tag, -1, f)
+		return b.runStatus(RoutineProbe, c, src, tag, -1, f)
 	}
 	return f()
 }
@@ -190,7 +190,7 @@ func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
 		return st, nil
 	}
 	if b := tracer.Load(); b != nil {
-		st, err := b.runStatus(OpIprobe, c, src, tag, -1, f)
+		st, err := b.runStatus(RoutineIprobe, c, src, tag, -1, f)
 		return st, ok, err
 	}
 	st, err := f()

@@ -33,7 +33,7 @@ func (r *Request) Wait() (Status, error) {
 		return Status{}, errNilRequest
 	}
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(OpWait, nil, -1, -1, -1, r.be().Wait)
+		return b.runStatus(RoutineWait, nil, -1, -1, -1, r.be().Wait)
 	}
 	return r.be().Wait()
 }
@@ -46,7 +46,7 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if b := tracer.Load(); b != nil {
 		var done bool
-		st, err := b.runStatus(OpTest, nil, -1, -1, -1, func() (st Status, err error) {
+		st, err := b.runStatus(RoutineTest, nil, -1, -1, -1, func() (st Status, err error) {
 			st, done, err = r.be().Test()
 			return
 		})

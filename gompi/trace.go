@@ -6,87 +6,109 @@ import (
 	"github.com/gompi/gompi/gompi/internal/base"
 )
 
-// Op names a public operation for a Tracer.
-type Op uint8
+// Routine names a public operation for a Tracer.
+type Routine uint8
 
 // The operations a Tracer sees.
 const (
-	OpInit Op = iota + 1
-	OpFinalize
-	OpSend
-	OpSsend
-	OpRsend
-	OpBsend
-	OpRecv
-	OpIsend
-	OpIssend
-	OpIrsend
-	OpIbsend
-	OpIrecv
-	OpSendrecv
-	OpProbe
-	OpIprobe
-	OpWait
-	OpTest
-	OpWaitall
-	OpWaitany
-	OpWaitsome
-	OpTestall
-	OpTestany
-	OpStart
-	OpStartall
-	OpCancel
-	OpCommDup
-	OpCommSplit
-	OpCommFree
-	OpBarrier
-	OpBcast
-	OpGather
-	OpGatherv
-	OpScatter
-	OpScatterv
-	OpAllgather
-	OpAllgatherv
-	OpAlltoall
-	OpAlltoallv
-	OpAlltoallw
-	OpReduce
-	OpAllreduce
-	OpReduceScatter
-	OpReduceScatterBlock
-	OpScan
-	OpExscan
-	opCount
+	RoutineInit Routine = iota + 1
+	RoutineFinalize
+	RoutineSend
+	RoutineSsend
+	RoutineRsend
+	RoutineBsend
+	RoutineRecv
+	RoutineIsend
+	RoutineIssend
+	RoutineIrsend
+	RoutineIbsend
+	RoutineIrecv
+	RoutineSendrecv
+	RoutineProbe
+	RoutineIprobe
+	RoutineWait
+	RoutineTest
+	RoutineWaitall
+	RoutineWaitany
+	RoutineWaitsome
+	RoutineTestall
+	RoutineTestany
+	RoutineStart
+	RoutineStartall
+	RoutineCancel
+	RoutineCommDup
+	RoutineCommSplit
+	RoutineCommFree
+	RoutineBarrier
+	RoutineBcast
+	RoutineGather
+	RoutineGatherv
+	RoutineScatter
+	RoutineScatterv
+	RoutineAllgather
+	RoutineAllgatherv
+	RoutineAlltoall
+	RoutineAlltoallv
+	RoutineAlltoallw
+	RoutineReduce
+	RoutineAllreduce
+	RoutineReduceScatter
+	RoutineReduceScatterBlock
+	RoutineScan
+	RoutineExscan
+	RoutineIbarrier
+	RoutineIbcast
+	RoutineIgather
+	RoutineIgatherv
+	RoutineIscatter
+	RoutineIscatterv
+	RoutineIallgather
+	RoutineIallgatherv
+	RoutineIalltoall
+	RoutineIalltoallv
+	RoutineIalltoallw
+	RoutineIreduce
+	RoutineIallreduce
+	RoutineIreduceScatter
+	RoutineIreduceScatterBlock
+	RoutineIscan
+	RoutineIexscan
+	routineCount
 )
 
 var opNames = [...]string{
-	OpInit: "Init", OpFinalize: "Finalize", OpSend: "Send", OpSsend: "Ssend", OpRsend: "Rsend",
-	OpBsend: "Bsend", OpRecv: "Recv", OpIsend: "Isend", OpIssend: "Issend", OpIrsend: "Irsend",
-	OpIbsend: "Ibsend", OpIrecv: "Irecv", OpSendrecv: "Sendrecv", OpProbe: "Probe", OpIprobe: "Iprobe",
-	OpWait: "Wait", OpTest: "Test", OpWaitall: "Waitall", OpWaitany: "Waitany", OpWaitsome: "Waitsome",
-	OpTestall: "Testall", OpTestany: "Testany", OpStart: "Start", OpStartall: "Startall", OpCancel: "Cancel",
-	OpCommDup: "Comm_dup", OpCommSplit: "Comm_split", OpCommFree: "Comm_free",
-	OpBarrier: "Barrier", OpBcast: "Bcast", OpGather: "Gather", OpGatherv: "Gatherv", OpScatter: "Scatter",
-	OpScatterv: "Scatterv", OpAllgather: "Allgather", OpAllgatherv: "Allgatherv", OpAlltoall: "Alltoall",
-	OpAlltoallv: "Alltoallv", OpAlltoallw: "Alltoallw", OpReduce: "Reduce", OpAllreduce: "Allreduce",
-	OpReduceScatter: "Reduce_scatter", OpReduceScatterBlock: "Reduce_scatter_block", OpScan: "Scan",
-	OpExscan: "Exscan",
+	RoutineInit: "Init", RoutineFinalize: "Finalize", RoutineSend: "Send", RoutineSsend: "Ssend", RoutineRsend: "Rsend",
+	RoutineBsend: "Bsend", RoutineRecv: "Recv", RoutineIsend: "Isend", RoutineIssend: "Issend", RoutineIrsend: "Irsend",
+	RoutineIbsend: "Ibsend", RoutineIrecv: "Irecv", RoutineSendrecv: "Sendrecv", RoutineProbe: "Probe", RoutineIprobe: "Iprobe",
+	RoutineWait: "Wait", RoutineTest: "Test", RoutineWaitall: "Waitall", RoutineWaitany: "Waitany", RoutineWaitsome: "Waitsome",
+	RoutineTestall: "Testall", RoutineTestany: "Testany", RoutineStart: "Start", RoutineStartall: "Startall", RoutineCancel: "Cancel",
+	RoutineCommDup: "Comm_dup", RoutineCommSplit: "Comm_split", RoutineCommFree: "Comm_free",
+	RoutineBarrier: "Barrier", RoutineBcast: "Bcast", RoutineGather: "Gather", RoutineGatherv: "Gatherv", RoutineScatter: "Scatter",
+	RoutineScatterv: "Scatterv", RoutineAllgather: "Allgather", RoutineAllgatherv: "Allgatherv", RoutineAlltoall: "Alltoall",
+	RoutineAlltoallv: "Alltoallv", RoutineAlltoallw: "Alltoallw", RoutineReduce: "Reduce", RoutineAllreduce: "Allreduce",
+	RoutineReduceScatter: "Reduce_scatter", RoutineReduceScatterBlock: "Reduce_scatter_block", RoutineScan: "Scan",
+	RoutineExscan: "Exscan", RoutineIbarrier: "Ibarrier", RoutineIbcast: "Ibcast", RoutineIgather: "Igather",
+	RoutineIgatherv: "Igatherv", RoutineIscatter: "Iscatter", RoutineIscatterv: "Iscatterv",
+	RoutineIallgather: "Iallgather", RoutineIallgatherv: "Iallgatherv", RoutineIalltoall: "Ialltoall",
+	RoutineIalltoallv: "Ialltoallv", RoutineIalltoallw: "Ialltoallw", RoutineIreduce: "Ireduce",
+	RoutineIallreduce: "Iallreduce", RoutineIreduceScatter: "Ireduce_scatter",
+	RoutineIreduceScatterBlock: "Ireduce_scatter_block", RoutineIscan: "Iscan", RoutineIexscan: "Iexscan",
 }
 
-func (o Op) String() string {
+func (o Routine) String() string {
 	if int(o) < len(opNames) && opNames[o] != "" {
 		return opNames[o]
 	}
-	return "Op(?)"
+	return "Routine(?)"
 }
 
 // Event describes one call as it begins.
 type Event struct {
-	Op    Op
-	Comm  *Comm
-	Peer  int // destination, source or root; -1 when none
-	Tag   int // -1 when none
-	Bytes int // bytes sent or the receive buffer's size; -1 when none
+	Routine Routine
+	Comm    *Comm
+	Peer    int // destination, source or root; -1 when none
+	Tag     int // -1 when none
+	Bytes   int // bytes sent or the receive buffer's size; -1 when none
 }
 
 // A Tracer observes every public operation: Begin as it starts (its result is
@@ -116,14 +138,14 @@ func SetTracer(t Tracer) Tracer {
 	return nil
 }
 
-func (b *tracerBox) run(op Op, c *Comm, peer, tag, n int, f func() error) error {
+func (b *tracerBox) run(op Routine, c *Comm, peer, tag, n int, f func() error) error {
 	tok := b.t.Begin(Event{op, c, peer, tag, n})
 	err := f()
 	b.t.End(tok, base.EmptyStatus, err)
 	return err
 }
 
-func (b *tracerBox) runStatus(op Op, c *Comm, peer, tag, n int, f func() (Status, error)) (Status, error) {
+func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (Status, error)) (Status, error) {
 	tok := b.t.Begin(Event{op, c, peer, tag, n})
 	st, err := f()
 	b.t.End(tok, st, err)
@@ -132,12 +154,12 @@ func (b *tracerBox) runStatus(op Op, c *Comm, peer, tag, n int, f func() (Status
 
 func emitInit(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{OpInit, c, -1, -1, -1}), base.EmptyStatus, nil)
+		b.t.End(b.t.Begin(Event{RoutineInit, c, -1, -1, -1}), base.EmptyStatus, nil)
 	}
 }
 
 func emitFinalize(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{OpFinalize, c, -1, -1, -1}), base.EmptyStatus, nil)
+		b.t.End(b.t.Begin(Event{RoutineFinalize, c, -1, -1, -1}), base.EmptyStatus, nil)
 	}
 }

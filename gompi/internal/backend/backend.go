@@ -8,9 +8,10 @@ import "github.com/gompi/gompi/gompi/internal/core"
 
 // The engine's types under the names the API uses.
 type (
-	Proc    = core.Proc
-	Comm    = core.Comm
-	Request = core.Request
+	Proc        = core.Proc
+	Comm        = core.Comm
+	Request     = core.Request
+	CollRequest = core.CollRequest
 )
 
 // Send modes.

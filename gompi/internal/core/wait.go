@@ -212,7 +212,10 @@ func (p *Proc) withdraw(r *Request) {
 
 // lost reports whether the peer r waits for can no longer answer.
 func (p *Proc) lost(r *Request) bool {
-	if r.peer != -1 { // base.AnySource
+	if r.peer == base.ProcNull {
+		return false // no peer: a request completed by a goroutine
+	}
+	if r.peer != base.AnySource {
 		return p.peerGone(r.peer)
 	}
 	for _, w := range r.comm.members {

@@ -1,0 +1,301 @@
+package gompi
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/gompi/internal/backend"
+	"github.com/gompi/gompi/gompi/internal/base"
+)
+
+// Collectives. Every member of the communicator must call the same
+// collective, in the same order, with matching arguments (counts, root, op);
+// ranks that see arguments disagree return ErrMismatch. Each operation has
+// several algorithms (see package coll, and `benches coll-algorithms`); one is
+// chosen by the message size and the number of ranks, unless one is named
+// for the call (WithAlgorithm), for the communicator (SetAlgorithm) or in the
+// environment (GOMPI_COLL_<OP>=name). A nil send buffer means "in place"
+// where MPI allows it (the data is taken from the receive buffer).
+//
+// The nonblocking forms (Ibarrier, Ibcast, ...) return a Request at once and
+// run the same algorithm in the background; the buffers belong to gompi until
+// the request completes.
+
+// CollOption tunes one collective call.
+type CollOption = coll.Option
+
+// WithAlgorithm runs the call with the named algorithm (every rank must name
+// the same one).
+func WithAlgorithm(name string) CollOption { return coll.WithAlgorithm(name) }
+
+// WithSegmentSize sets the segment size of pipelined algorithms, in bytes.
+func WithSegmentSize(bytes int) CollOption { return coll.WithSegmentSize(bytes) }
+
+// SetAlgorithm makes this communicator use the named algorithm for operation
+// op ("bcast", "allreduce", ... as `benches coll-algorithms` lists them); an
+// empty name removes the choice. Every member should make the same choice.
+func (c *Comm) SetAlgorithm(op, name string) error {
+	if err := c.valid("SetAlgorithm"); err != nil {
+		return err
+	}
+	o, err := coll.ParseOperation(op)
+	if err != nil {
+		return c.errf("SetAlgorithm", base.ErrArg, -1, -1, err.Error(), "")
+	}
+	if name != "" {
+		if _, err := coll.Lookup(o, name); err != nil {
+			return c.errf("SetAlgorithm", base.ErrArg, -1, -1, err.Error(), "")
+		}
+	}
+	c.colls.set(o, name)
+	return nil
+}
+
+// collConfig holds a communicator's algorithm choices, copied on write so that
+// collectives read them without a lock.
+type collConfig struct {
+	m atomic.Pointer[map[coll.Operation]string]
+}
+
+func (cc *collConfig) get(op coll.Operation) string {
+	if m := cc.m.Load(); m != nil {
+		return (*m)[op]
+	}
+	return ""
+}
+
+func (cc *collConfig) set(op coll.Operation, name string) {
+	next := map[coll.Operation]string{}
+	if m := cc.m.Load(); m != nil {
+		for k, v := range *m {
+			next[k] = v
+		}
+	}
+	if name == "" {
+		delete(next, op)
+	} else {
+		next[op] = name
+	}
+	cc.m.Store(&next)
+}
+
+func (cc *collConfig) copyTo(d *collConfig) { d.m.Store(cc.m.Load()) }
+
+// collComm is the communicator as one collective call's algorithm sees it:
+// point-to-point on the collective context, with the call's own tags.
+type collComm struct {
+	c    *Comm
+	base int
+}
+
+func (c *Comm) newCollComm() *collComm { return &collComm{c: c, base: c.c.CollTagBase()} }
+
+func (x *collComm) Rank() int { return x.c.c.Rank() }
+func (x *collComm) Size() int { return x.c.c.Size() }
+func (x *collComm) Send(buf []byte, dest, tag int) error {
+	return x.c.c.CollSend(buf, dest, x.base+tag)
+}
+func (x *collComm) Recv(buf []byte, src, tag int) (int, error) {
+	st, err := x.c.c.CollRecv(buf, src, x.base+tag)
+	return st.Count, err
+}
+func (x *collComm) Isend(buf []byte, dest, tag int) (coll.Request, error) {
+	r, err := x.c.c.CollIsend(buf, dest, x.base+tag)
+	if err != nil {
+		return nil, err
+	}
+	return (*backend.CollRequest)(r), nil
+}
+func (x *collComm) Irecv(buf []byte, src, tag int) (coll.Request, error) {
+	return (*backend.CollRequest)(x.c.c.CollIrecv(buf, src, x.base+tag)), nil
+}
+func (x *collComm) ChooseAlgorithm(op coll.Operation, _, _ int) string { return x.c.colls.get(op) }
+
+// Backend exposes the engine communicator to the runtime's own collective
+// algorithms (the shared-memory ones).
+func (x *collComm) Backend() *backend.Comm { return x.c.c }
+
+// collClasses are the runtime classes a failure inside an algorithm keeps.
+var collClasses = []error{base.ErrPeerLost, base.ErrTimeout, base.ErrAborted, base.ErrNotSupported, base.ErrComm}
+
+// collErr turns an algorithm's error into the runtime's: a message of the
+// wrong size inside a collective means the ranks' arguments differ.
+func (c *Comm) collErr(r Routine, err error) error {
+	if err == nil {
+		return nil
+	}
+	class := base.ErrInternal
+	switch {
+	case errors.Is(err, coll.ErrMismatch), errors.Is(err, base.ErrTruncate):
+		class = base.ErrMismatch
+	case errors.Is(err, coll.ErrArg), errors.Is(err, coll.ErrUnknownAlgorithm), errors.Is(err, coll.ErrNotApplicable):
+		class = base.ErrArg
+	default:
+		for _, k := range collClasses {
+			if errors.Is(err, k) {
+				class = k
+				break
+			}
+		}
+	}
+	e := &base.Error{Op: r.String(), Rank: c.c.Rank(), Peer: -1, Tag: -1, Err: class, Detail: err.Error()}
+	var ce *coll.Error
+	if errors.As(err, &ce) {
+		e.Peer = ce.Peer
+	}
+	return e
+}
+
+// collective runs one blocking collective call.
+func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) error {
+	if err := c.valid(r.String()); err != nil {
+		return err
+	}
+	run := func() error { return c.collErr(r, f(c.newCollComm())) }
+	if b := tracer.Load(); b != nil {
+		return b.run(r, c, root, -1, n, run)
+	}
+	return run()
+}
+
+// icollective starts one nonblocking collective call. Its tags are taken now,
+// so that calls started in the same order on every rank match, however their
+// goroutines are scheduled.
+func (c *Comm) icollective(r Routine, root, n int, f func(x *collComm) error) (*Request, error) {
+	if err := c.valid(r.String()); err != nil {
+		return nil, err
+	}
+	var req *Request
+	start := func() error {
+		x := c.newCollComm()
+		req = (*Request)(c.c.Go(func() error { return c.collErr(r, f(x)) }))
+		return nil
+	}
+	if b := tracer.Load(); b != nil {
+		return req, b.run(r, c, root, -1, n, start)
+	}
+	return req, start()
+}
+
+// Barrier returns once every rank of c has called it.
+func (c *Comm) Barrier(opts ...CollOption) error {
+	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return coll.Barrier(x, opts...) })
+}
+
+// Bcast copies buf of rank root into buf of every rank (same length everywhere).
+func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
+	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error { return coll.Bcast(x, buf, root, opts...) })
+}
+
+// Reduce combines the send vectors of all ranks with op, in rank order, into
+// recv at root (recv is ignored elsewhere). In place at root: send nil.
+func (c *Comm) Reduce(send, recv []byte, op Op, root int, opts ...CollOption) error {
+	return c.collective(RoutineReduce, root, len(recv), func(x *collComm) error {
+		return coll.Reduce(x, send, recv, op, root, opts...)
+	})
+}
+
+// Allreduce is Reduce with the result on every rank. In place: send nil.
+func (c *Comm) Allreduce(send, recv []byte, op Op, opts ...CollOption) error {
+	return c.collective(RoutineAllreduce, -1, len(recv), func(x *collComm) error {
+		return coll.Allreduce(x, send, recv, op, opts...)
+	})
+}
+
+// Gather collects every rank's send block into recv at root, rank i's block at
+// i*len(send). In place at root: send nil.
+func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
+	return c.collective(RoutineGather, root, len(send), func(x *collComm) error {
+		return coll.Gather(x, send, recv, root, opts...)
+	})
+}
+
+// Gatherv is Gather with per-rank byte counts and displacements (read at root).
+func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
+	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
+		return coll.Gatherv(x, send, recv, counts, displs, root, opts...)
+	})
+}
+
+// Scatter hands block i of root's send (blocks of len(recv)) to rank i. In
+// place at root: recv nil.
+func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
+	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
+		return coll.Scatter(x, send, recv, root, opts...)
+	})
+}
+
+// Scatterv is Scatter with per-rank byte counts and displacements (read at root).
+func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
+	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
+		return coll.Scatterv(x, send, counts, displs, recv, root, opts...)
+	})
+}
+
+// Allgather is Gather with the result on every rank. In place: send nil.
+func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
+	return c.collective(RoutineAllgather, -1, len(send), func(x *collComm) error {
+		return coll.Allgather(x, send, recv, opts...)
+	})
+}
+
+// Allgatherv is Gatherv with the result on every rank.
+func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
+	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
+		return coll.Allgatherv(x, send, recv, counts, displs, opts...)
+	})
+}
+
+// Alltoall sends block j of send to rank j, which stores it as block i of its
+// recv. In place: send nil.
+func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
+	return c.collective(RoutineAlltoall, -1, len(recv), func(x *collComm) error {
+		return coll.Alltoall(x, send, recv, opts...)
+	})
+}
+
+// Alltoallv is Alltoall with per-peer byte counts and displacements.
+func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
+	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
+		return coll.Alltoallv(x, send, scounts, sdispls, recv, rcounts, rdispls, opts...)
+	})
+}
+
+// Alltoallw is Alltoallv with each peer's data type folded into its byte
+// counts and displacements (MPI_Alltoallw over a runtime without datatypes).
+func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
+	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
+		return coll.Alltoallw(x, send, scounts, sdispls, recv, rcounts, rdispls, opts...)
+	})
+}
+
+// ReduceScatter reduces the send vectors and gives rank i counts[i] bytes of
+// the result, in recv. In place: send nil.
+func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op Op, opts ...CollOption) error {
+	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
+		return coll.ReduceScatter(x, send, recv, counts, op, opts...)
+	})
+}
+
+// ReduceScatterBlock is ReduceScatter with equal parts of len(recv) bytes.
+func (c *Comm) ReduceScatterBlock(send, recv []byte, op Op, opts ...CollOption) error {
+	return c.collective(RoutineReduceScatterBlock, -1, len(recv), func(x *collComm) error {
+		return coll.ReduceScatterBlock(x, send, recv, op, opts...)
+	})
+}
+
+// Scan sets recv on rank r to the reduction of ranks 0..r. In place: send nil.
+func (c *Comm) Scan(send, recv []byte, op Op, opts ...CollOption) error {
+	return c.collective(RoutineScan, -1, len(recv), func(x *collComm) error {
+		return coll.Scan(x, send, recv, op, opts...)
+	})
+}
+
+// Exscan sets recv on rank r > 0 to the reduction of ranks 0..r-1. In place:
+// send nil.
+func (c *Comm) Exscan(send, recv []byte, op Op, opts ...CollOption) error {
+	return c.collective(RoutineExscan, -1, len(recv), func(x *collComm) error {
+		return coll.Exscan(x, send, recv, op, opts...)
+	})
+}
