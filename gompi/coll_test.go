@@ -203,7 +203,11 @@ func TestEveryAlgorithmOverTheRuntime(t *testing.T) {
 						if err := c.SetAlgorithm(string(op), alg.Name); err != nil {
 							return err
 						}
-						for _, n := range []int{0, 5, 2000} {
+						sizes := []int{0, 5, 2000}
+						if alg.Name == "shm" {
+							sizes = []int{0, 5, 40} // it must fit the scratch area
+						}
+						for _, n := range sizes {
 							if err := checkColls(c, n); err != nil {
 								return fmt.Errorf("%s/%s: %w", op, alg.Name, err)
 							}
@@ -346,6 +350,40 @@ func TestNonblockingCollectivesOverlap(t *testing.T) {
 		for i := range bc {
 			if bc[i] != byte(i) {
 				return fmt.Errorf("Ibcast[%d] wrong", i)
+			}
+		}
+		return nil
+	})
+}
+
+func TestShmMismatchCaughtBySignatures(t *testing.T) {
+	run(t, 4, func(c *gompi.Comm) error {
+		n := 10
+		if c.Rank() == 1 {
+			n = 12
+		}
+		err := c.Bcast(make([]byte, n), 0, gompi.WithAlgorithm("shm"))
+		if !errors.Is(err, gompi.ErrMismatch) {
+			return fmt.Errorf("every rank should see the mismatch, got %v", err)
+		}
+		return nil
+	})
+}
+
+// TestShmSlotsAreRecycled makes and frees more communicators than there are
+// collective slots; each must still get one.
+func TestShmSlotsAreRecycled(t *testing.T) {
+	run(t, 3, func(c *gompi.Comm) error {
+		for i := 0; i < 30; i++ {
+			d, err := c.Dup()
+			if err != nil {
+				return err
+			}
+			if err := d.Barrier(gompi.WithAlgorithm("shm")); err != nil {
+				return fmt.Errorf("communicator %d: %w", i, err)
+			}
+			if err := d.Free(); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -85,8 +85,9 @@ func (cc *collConfig) copyTo(d *collConfig) { d.m.Store(cc.m.Load()) }
 // collComm is the communicator as one collective call's algorithm sees it:
 // point-to-point on the collective context, with the call's own tags.
 type collComm struct {
-	c    *Comm
-	base int
+	c           *Comm
+	base        int
+	nonblocking bool // a nonblocking call: the shared-memory algorithms stay out
 }
 
 func (c *Comm) newCollComm() *collComm { return &collComm{c: c, base: c.c.CollTagBase()} }
@@ -169,6 +170,7 @@ func (c *Comm) icollective(r Routine, root, n int, f func(x *collComm) error) (*
 	var req *Request
 	start := func() error {
 		x := c.newCollComm()
+		x.nonblocking = true
 		req = (*Request)(c.c.Go(func() error { return c.collErr(r, f(x)) }))
 		return nil
 	}

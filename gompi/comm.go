@@ -79,8 +79,8 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	return d, nil
 }
 
-// Free releases c; using it afterwards returns ErrComm. The world
-// communicator cannot be freed.
+// Free releases c; using it afterwards returns ErrComm. Every member must call
+// it (it is collective, as in MPI). The world communicator cannot be freed.
 func (c *Comm) Free() error {
 	if err := c.valid("Free"); err != nil {
 		return err
@@ -88,8 +88,10 @@ func (c *Comm) Free() error {
 	if c == c.r.world {
 		return c.errf("Free", base.ErrComm, -1, -1, "the world communicator cannot be freed", "")
 	}
-	c.freed.Store(true)
-	return nil
+	if c.freed.Swap(true) {
+		return c.errf("Free", base.ErrComm, -1, -1, "the communicator was already freed", "")
+	}
+	return c.c.Free()
 }
 
 func (c *Comm) traced(op Routine, peer, tag, n int, f func() error) error {

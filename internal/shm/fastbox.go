@@ -152,6 +152,13 @@ func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, pay
 	return true
 }
 
+// Fits reports, without writing, whether a record with n payload bytes
+// would fit now (it may say no when a skip would not be needed). Like Write,
+// it is for one thread at a time.
+func (w *BoxWriter) Fits(n int) bool {
+	return w.write+2*recordLen(n)+64-atomic.LoadUint64(&w.ctl.read) <= boxRing
+}
+
 func (w *BoxWriter) zeroStamp(idx uint64) {
 	atomic.StoreUint32(&(*BoxRecord)(unsafe.Pointer(&w.ring[idx])).stamp, 0)
 }

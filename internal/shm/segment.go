@@ -17,10 +17,13 @@
 //     into a reply (acknowledgement, end of rendezvous) on the way.
 //
 //   - per rank, a few fast boxes (fastbox.go): rings to the peers it talks to
-//     most, cheaper per message than the queue.
+//     most, cheaper per message than the queue;
+//
+//   - a few collective slots (collslot.go), where the ranks of a communicator
+//     run collectives in shared memory.
 //
 // The size is linear in the number of ranks: header + n × (block + boxes +
-// pool).
+// pool) + slots of 2 × max(16 KiB, n KiB).
 package shm
 
 import (
@@ -125,6 +128,7 @@ type Layout struct {
 	rankOff      int64
 	collOff      int64
 	boxOff       int64
+	slotOff      int64
 	cellOff      int64
 	Size         int64
 }
@@ -141,7 +145,8 @@ func NewLayout(n, cellsPerRank int) (Layout, error) {
 	l.rankOff = headerSize
 	l.collOff = l.rankOff + int64(n)*rankBlockSize
 	l.boxOff = align(l.collOff+headerSize+int64(n)*CollSlotSize, 128)
-	l.cellOff = align(l.boxOff+int64(n)*BoxesPerRank*BoxSize, CellSize)
+	l.slotOff = align(l.boxOff+int64(n)*BoxesPerRank*BoxSize, 128)
+	l.cellOff = align(l.slotOff+CollSlots*(collCtlSize+2*collScratch(n)), CellSize)
 	l.Size = l.cellOff + int64(n)*int64(cellsPerRank)*CellSize
 	return l, nil
 }

@@ -19,7 +19,9 @@ func (r *CollRequest) Wait() (int, error) {
 func (c *Comm) Go(fn func() error) *Request {
 	p := c.p
 	r := &Request{p: p, comm: c, peer: base.ProcNull}
+	p.bg.Add(1)
 	go func() {
+		defer p.bg.Done()
 		err := fn()
 		p.mu.Lock()
 		r.err = err

@@ -64,11 +64,17 @@ func (p *Proc) writeBox(r *Request, o *peerOut, kind uint16, cell int64, payload
 	}
 	p.seg.SetBoxFull(p.local, true)
 	defer p.seg.SetBoxFull(p.local, false)
-	return p.waitUntil(r, func() bool {
+	write := func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		return o.box.Write(kind, r.tag, r.ctx, cell, payload)
-	})
+	}
+	fits := func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.box.Fits(len(payload))
+	}
+	return p.waitUntil(r, write, fits)
 }
 
 // addInbox starts reading the box at off, written by world rank src.
@@ -92,6 +98,13 @@ func (p *Proc) boxesReady() bool {
 }
 
 // drainBoxes handles the records waiting in the boxes. Caller holds mu.
+//
+// Before each record it drains the queue again: a message its writer pushed
+// through the queue before writing the record (before the box existed, or
+// by another path) was published before the record's stamp, so it is visible
+// now, and it must be matched first. Looking at the queue only before
+// looking at the boxes is not enough: both may be written between the two
+// looks.
 func (p *Proc) drainBoxes() {
 	boxes := *p.inboxes.Load()
 	for i := range boxes {
@@ -102,6 +115,7 @@ func (p *Proc) drainBoxes() {
 			if h == nil {
 				break
 			}
+			p.drainQueue()
 			if h.Kind == shm.BoxCellRef {
 				p.handle(h.CellOff)
 			} else if r := p.posted.take(h.Ctx, b.src, h.Tag); r != nil {

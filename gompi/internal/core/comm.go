@@ -23,10 +23,12 @@ type Comm struct {
 	lookup  []int32 // world rank → communicator rank (-1: not a member); nil for the world
 	name    string
 	collSeq atomic.Uint32
+	slot    int    // collective slot in the segment, -1 if none
+	shmSeq  uint64 // shared-memory collectives run on it so far
 }
 
 func newComm(p *Proc, ctx uint32, rank int, members []int32, name string) *Comm {
-	c := &Comm{p: p, ctx: ctx, rank: rank, size: len(members), members: members, name: name}
+	c := &Comm{p: p, ctx: ctx, rank: rank, size: len(members), members: members, name: name, slot: -1}
 	identity := len(members) == p.size
 	for i, w := range members {
 		identity = identity && int(w) == i
@@ -246,7 +248,7 @@ func (c *Comm) Probe(src, tag int) (base.Status, error) {
 		var ok bool
 		st, ok = p.probe(c, w, int32(tag))
 		return ok || probe.done.Load() != 0
-	})
+	}, func() bool { return probe.done.Load() != 0 })
 	if err == nil && probe.err != nil {
 		err = probe.err
 	}
@@ -269,7 +271,8 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	members := append([]int32(nil), c.members...)
-	return newComm(c.p, c.p.agreeCtx(recs), c.rank, members, c.name+".dup"), nil
+	d := newComm(c.p, c.p.agreeCtx(recs), c.rank, members, c.name+".dup")
+	return d, d.setupShm()
 }
 
 // Split partitions c by color; within a color, ranks are ordered by key, then
@@ -304,7 +307,8 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 			me = i
 		}
 	}
-	return newComm(c.p, ctx, me, members, fmt.Sprintf("%s.split(%d)", c.name, color)), nil
+	d := newComm(c.p, ctx, me, members, fmt.Sprintf("%s.split(%d)", c.name, color))
+	return d, d.setupShm()
 }
 
 type ctxRecord struct {

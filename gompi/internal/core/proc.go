@@ -67,7 +67,8 @@ type Proc struct {
 	progSleeping atomic.Bool // the progress goroutine sleeps on the doorbell
 	quit         chan struct{}
 	finalized    atomic.Bool
-	abortCode    atomic.Int64 // in-process: set when this rank stopped by Abort
+	bg           sync.WaitGroup // the progress goroutine and nonblocking collectives
+	abortCode    atomic.Int64   // in-process: set when this rank stopped by Abort
 
 	ctxMu   sync.Mutex
 	nextCtx uint32 // next free communicator context (even; ctx+1 is its collective context)
@@ -94,6 +95,9 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		members[i] = int32(i)
 	}
 	p.world = newComm(p, 0, rank, members, "world")
+	if p.localComm(members) {
+		p.world.slot = 0 // the world's slot needs no agreement
+	}
 	return p
 }
 
@@ -135,11 +139,17 @@ func (p *Proc) newID() uint64 {
 // Finalize ends this rank's part in the job: it marks the rank finalized
 // (waking every peer, so that those waiting on it notice) and stops the
 // progress goroutine. Messages already sent stay deliverable.
+//
+// It first waits for this rank's background goroutines (the progress
+// goroutine, nonblocking collectives still running), since the segment may
+// be unmapped as soon as it returns.
 func (p *Proc) Finalize(state uint32) {
 	if p.finalized.Swap(true) {
 		return
 	}
 	close(p.quit)
+	p.seg.Ring(p.local) // the progress goroutine may sleep on the doorbell
+	p.bg.Wait()
 	p.seg.SetState(p.local, state)
 }
 

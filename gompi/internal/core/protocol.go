@@ -148,7 +148,7 @@ func (p *Proc) allocCell(r *Request) (int64, error) {
 	p.seg.SetStarved(p.local, true)
 	p.mu.Unlock()
 	var off int64
-	err := p.waitUntil(r, func() bool {
+	take := func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if k := len(p.free); k > 0 {
@@ -157,7 +157,10 @@ func (p *Proc) allocCell(r *Request) (int64, error) {
 			return true
 		}
 		return false
-	})
+	}
+	// Returned cells arrive through the queue, which the sleeper checks.
+	noneYet := func() bool { return false }
+	err := p.waitUntil(r, take, noneYet)
 	return off, err
 }
 
@@ -199,13 +202,7 @@ func (p *Proc) irecv(r *Request) {
 
 // drainLocked handles what has arrived in this rank's queue. Caller holds mu.
 func (p *Proc) drainLocked() {
-	for i := 0; i < 256; i++ {
-		off := p.seg.Pop(p.local)
-		if off == 0 {
-			break
-		}
-		p.handle(off)
-	}
+	p.drainQueue()
 	p.drainBoxes()
 	if p.hasStreams.Load() {
 		p.pushStreams()
@@ -213,6 +210,18 @@ func (p *Proc) drainLocked() {
 	if p.woke {
 		p.woke = false
 		p.seg.Ring(p.local)
+	}
+}
+
+// drainQueue handles what waits in this rank's queue (a bounded batch).
+// Caller holds mu.
+func (p *Proc) drainQueue() {
+	for i := 0; i < 256; i++ {
+		off := p.seg.Pop(p.local)
+		if off == 0 {
+			return
+		}
+		p.handle(off)
 	}
 }
 

@@ -67,6 +67,33 @@ func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 	return true
 }
 
+// pausing is pause for waits that sleep on something other than the
+// doorbell: it spins and yields by the policy and reports true when the
+// caller should sleep (and then check liveness).
+func (b *backoff) pausing(p *Proc) bool {
+	b.polls++
+	if b.polls < 64 {
+		return false
+	}
+	now := time.Now()
+	if b.start.IsZero() {
+		b.start = now
+	}
+	el := now.Sub(b.start)
+	switch {
+	case el < p.pol.spin:
+		return false
+	case el < p.pol.spin+p.pol.yield:
+		if p.pol.gosched {
+			runtime.Gosched()
+		} else {
+			shm.Yield()
+		}
+		return false
+	}
+	return true
+}
+
 // enterWait counts the calling thread as waiting: while any thread waits, it
 // drives progress and the background goroutine stays out of the way.
 func (p *Proc) enterWait() {
@@ -132,19 +159,25 @@ func (p *Proc) waitReq(r *Request) error {
 	return nil
 }
 
-// waitUntil blocks until cond holds; r (may be nil) names the operation for
-// liveness checks.
-func (p *Proc) waitUntil(r *Request, cond func() bool) error {
+// waitUntil blocks until try succeeds, progressing communication. try may
+// act (take a cell, write a record): it is called only by this loop, and
+// the wait ends at its first success. ready, free of side effects, tells a
+// thread about to sleep whether try could succeed now; nil means try itself
+// has none. r (may be nil) names the operation for liveness checks.
+func (p *Proc) waitUntil(r *Request, try, ready func() bool) error {
 	p.enterWait()
 	defer p.leaveWait()
+	if ready == nil {
+		ready = try
+	}
 	var b backoff
-	ready := func() bool { return p.hasInput() || cond() }
-	for !cond() {
+	wake := func() bool { return p.hasInput() || ready() }
+	for !try() {
 		p.poll()
-		if cond() {
+		if try() {
 			break
 		}
-		if b.pause(p, ready) {
+		if b.pause(p, wake) {
 			b.last = time.Now()
 			if err := p.check(r, b.start); err != nil {
 				return err
@@ -240,8 +273,12 @@ func opName(r *Request) string {
 // kickProgress wakes the background progress goroutine, starting it on first
 // use.
 func (p *Proc) kickProgress() {
-	if !p.progressOn.Load() && p.progressOn.CompareAndSwap(false, true) {
-		go p.progressLoop()
+	if !p.progressOn.Load() && !p.finalized.Load() && p.progressOn.CompareAndSwap(false, true) {
+		p.bg.Add(1)
+		go func() {
+			defer p.bg.Done()
+			p.progressLoop()
+		}()
 	}
 	select {
 	case p.kick <- struct{}{}:

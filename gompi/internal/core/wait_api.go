@@ -110,7 +110,7 @@ func (p *Proc) WaitAny(reqs []*Request) (int, error) {
 			}
 		}
 		return false
-	})
+	}, nil)
 	return idx, err
 }
 

@@ -1,0 +1,134 @@
+package core
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/gompi/gompi/gompi/internal/base"
+)
+
+// Shared-memory collectives: a communicator whose ranks all live on this host
+// gets a slot of the segment's collective area (see shm.CollCtl), set up when
+// the communicator is made, so that every member agrees on it. The
+// algorithms themselves live with the API (package gompi); the engine gives
+// them the scratch area and the step.
+
+// localComm reports whether every member of members runs on this host.
+func (p *Proc) localComm(members []int32) bool {
+	for _, w := range members {
+		if p.locals[w] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// setupShm gives the new communicator c a collective slot: its rank 0 claims
+// one and tells the others (a point-to-point broadcast on c's collective
+// context, which is new and so cannot be confused with anything else).
+func (c *Comm) setupShm() error {
+	c.slot = -1
+	if !c.p.localComm(c.members) {
+		return nil
+	}
+	msg := make([]byte, 4)
+	tag := c.CollTagBase()
+	if c.rank == 0 {
+		slot := c.p.seg.ClaimCollSlot(c.ctx)
+		binary.LittleEndian.PutUint32(msg, uint32(int32(slot)))
+		for r := 1; r < c.size; r++ {
+			if err := c.CollSend(msg, r, tag); err != nil {
+				return err
+			}
+		}
+		c.slot = slot
+		return nil
+	}
+	if _, err := c.CollRecv(msg, 0, tag); err != nil {
+		return err
+	}
+	c.slot = int(int32(binary.LittleEndian.Uint32(msg)))
+	return nil
+}
+
+// releaseShm gives the slot back; every member calls it (Free is collective):
+// after one last step nobody uses the slot any more.
+func (c *Comm) releaseShm() error {
+	if c.slot <= 0 {
+		return nil
+	}
+	err := c.ShmStep()
+	if c.rank == 0 {
+		c.p.seg.ReleaseCollSlot(c.slot)
+	}
+	c.slot = -1
+	return err
+}
+
+// Free releases what the communicator holds in the segment. Every member
+// must call it.
+func (c *Comm) Free() error { return c.releaseShm() }
+
+// ShmCapacity returns the bytes of scratch a shared-memory collective on c
+// may use, or -1 if c has no slot.
+func (c *Comm) ShmCapacity() int {
+	if c.slot < 0 {
+		return -1
+	}
+	return c.p.seg.CollScratchSize()
+}
+
+// ShmScratch returns the scratch half the next step uses: write this rank's
+// part there, then call ShmStep.
+func (c *Comm) ShmScratch() []byte { return c.p.seg.CollScratch(c.slot, int(c.shmSeq&1)) }
+
+// ShmScratchPrev returns the scratch half the last step used.
+func (c *Comm) ShmScratchPrev() []byte { return c.p.seg.CollScratch(c.slot, int((c.shmSeq-1)&1)) }
+
+// ShmStep arrives at the next shared-memory collective on c and waits until
+// every member has arrived, with the same spin, yield and sleep as every wait.
+// Calls on one communicator must be made in the same order by all members,
+// and not concurrently.
+func (c *Comm) ShmStep() error {
+	k := c.shmSeq
+	c.shmSeq++
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	if ctl.Arrive(k, c.size) || ctl.Released(k) {
+		return nil
+	}
+	p := c.p
+	p.enterWait()
+	defer p.leaveWait()
+	var b backoff
+	for !ctl.Released(k) {
+		if !b.pausing(p) {
+			continue
+		}
+		ctl.Sleep(k, p.pol.nap)
+		if ctl.Released(k) {
+			break
+		}
+		if err := c.shmCheck(b.start); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shmCheck fails a shared-memory wait if the job aborts, the wait timed out
+// or a member is gone.
+func (c *Comm) shmCheck(since time.Time) error {
+	p := c.p
+	if err := p.check(nil, since); err != nil {
+		return err
+	}
+	for i, w := range c.members {
+		if p.peerGone(w) {
+			return &base.Error{Op: "collective", Rank: c.rank, Peer: i, Tag: -1, Err: base.ErrPeerLost,
+				Detail: fmt.Sprintf("rank %d left while the others waited for it in a collective", i),
+				Hint:   base.HintPeerLost}
+		}
+	}
+	return nil
+}

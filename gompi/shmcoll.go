@@ -1,0 +1,303 @@
+package gompi
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/gompi/gompi/coll"
+)
+
+// The shared-memory algorithms ("shm"): for a communicator whose ranks all
+// run on this host, each rank writes its part into the communicator's
+// scratch area in the segment, all meet at one barrier (a counter and a futex
+// word), and each reads what it needs. One synchronization per collective
+// instead of log p or p message steps: what matters when ranks outnumber
+// cores, where every message step costs a scheduler wake-up.
+//
+// Every rank also writes a signature (operation, size, root); after the
+// barrier each checks them all, so ranks that disagree get ErrMismatch.
+// Nonblocking collectives do not use these algorithms (their order of
+// execution is not the call order).
+
+const sigSize = 16
+
+type shmAlg struct {
+	op      coll.Operation
+	summary string
+	cost    string
+	need    func(n int, a *coll.Args) int // data bytes needed, -1 if not applicable
+	run     func(x *collComm, a *coll.Args, data []byte) error
+}
+
+func init() {
+	for _, s := range shmAlgs {
+		s := s
+		err := coll.Register(coll.Algorithm{
+			Op: s.op, Name: "shm", Summary: s.summary,
+			Cost:        coll.Cost{Formula: s.cost},
+			Constraints: "all ranks on one host; blocking calls; data within the communicator's scratch area",
+			Available: func(c coll.Comm, a *coll.Args) bool {
+				x, ok := c.(*collComm)
+				if !ok || x.nonblocking {
+					return false
+				}
+				need := s.need(x.Size(), a)
+				return need >= 0 && x.Size()*sigSize+need <= x.c.c.ShmCapacity()
+			},
+			Run: func(c coll.Comm, a *coll.Args) error { return runShm(c.(*collComm), s, a) },
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
+}
+
+// runShm runs one shared-memory collective: write, meet, check, read.
+func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
+	n, me := x.Size(), x.Rank()
+	scratch := x.c.c.ShmScratch()
+	sig := scratch[me*sigSize : (me+1)*sigSize]
+	size := s.need(n, a)
+	binary.LittleEndian.PutUint32(sig[0:], opCode(s.op))
+	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(a.Root)))
+	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
+	data := scratch[n*sigSize:]
+	if err := s.run(x, a, data); err != nil {
+		return err
+	}
+	return nil
+}
+
+// meet writes nothing more: it waits for every rank's part and checks the
+// signatures. The run functions call it between their write and read.
+func meet(x *collComm) error {
+	if err := x.c.c.ShmStep(); err != nil {
+		return err
+	}
+	n, me := x.Size(), x.Rank()
+	// ShmStep moved to the other half for the next call; the signatures of
+	// this one are in the half we wrote.
+	scratch := x.c.c.ShmScratchPrev()
+	mine := scratch[me*sigSize : (me+1)*sigSize]
+	for r := 0; r < n; r++ {
+		if string(scratch[r*sigSize:(r+1)*sigSize]) != string(mine) {
+			return fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
+				r, describeSig(scratch[r*sigSize:]), me, describeSig(mine))
+		}
+	}
+	return nil
+}
+
+// opCode identifies an operation in a signature (FNV-1a of its name).
+func opCode(op coll.Operation) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(op); i++ {
+		h = (h ^ uint32(op[i])) * 16777619
+	}
+	return h
+}
+
+func describeSig(b []byte) string {
+	return fmt.Sprintf("(root %d, %d bytes)", int32(binary.LittleEndian.Uint32(b[4:])), binary.LittleEndian.Uint64(b[8:]))
+}
+
+// contribution is this rank's input vector of a reduction (in place: recv).
+func contribution(a *coll.Args) []byte {
+	if a.Send == nil {
+		return a.Recv
+	}
+	return a.Send
+}
+
+// fold sets acc = v_lo ∘ v_lo+1 ∘ … ∘ v_hi-1, where v_r = data[r*m:(r+1)*m],
+// folding from the right so that the operator always gets its left operand
+// as in: rank order holds for non-commutative operators without copies.
+func fold(op coll.Op, data []byte, m, lo, hi int, acc []byte) {
+	copy(acc, data[(hi-1)*m:hi*m])
+	for r := hi - 2; r >= lo; r-- {
+		op.Apply(data[r*m:(r+1)*m], acc)
+	}
+}
+
+var shmAlgs = []*shmAlg{
+	{op: coll.OpBarrier, summary: "arrive at a shared counter; the last arrival wakes everyone",
+		cost: "1 shared barrier", need: func(int, *coll.Args) int { return 0 },
+		run: func(x *collComm, _ *coll.Args, _ []byte) error { return meet(x) }},
+	{op: coll.OpBcast, summary: "root writes the message into shared scratch; everyone copies it out",
+		cost: "1 shared barrier + 2 copies of m", need: func(_ int, a *coll.Args) int { return len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			if x.Rank() == a.Root {
+				copy(data, a.Recv)
+			}
+			if err := meet(x); err != nil {
+				return err
+			}
+			if x.Rank() != a.Root {
+				copy(a.Recv, data)
+			}
+			return nil
+		}},
+	{op: coll.OpReduce, summary: "every rank writes its vector; the root folds them in rank order",
+		cost: "1 shared barrier + p·m copied + (p−1)·m reduced at the root",
+		need: func(n int, a *coll.Args) int { return n * len(contribution(a)) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			v := contribution(a)
+			m := len(v)
+			copy(data[x.Rank()*m:], v)
+			if err := meet(x); err != nil {
+				return err
+			}
+			if x.Rank() == a.Root {
+				fold(a.Op, data, m, 0, x.Size(), a.Recv[:m])
+			}
+			return nil
+		}},
+	{op: coll.OpAllreduce, summary: "every rank writes its vector, then folds all of them in rank order",
+		cost: "1 shared barrier + p·m copied + (p−1)·m reduced on every rank",
+		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			m := len(a.Recv)
+			copy(data[x.Rank()*m:], contribution(a))
+			if err := meet(x); err != nil {
+				return err
+			}
+			fold(a.Op, data, m, 0, x.Size(), a.Recv)
+			return nil
+		}},
+	{op: coll.OpScan, summary: "every rank writes its vector, then folds those of ranks 0..r",
+		cost: "1 shared barrier + p·m copied + r·m reduced on rank r",
+		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			m := len(a.Recv)
+			copy(data[x.Rank()*m:], contribution(a))
+			if err := meet(x); err != nil {
+				return err
+			}
+			fold(a.Op, data, m, 0, x.Rank()+1, a.Recv)
+			return nil
+		}},
+	{op: coll.OpExscan, summary: "every rank writes its vector, then folds those of ranks 0..r−1",
+		cost: "1 shared barrier + p·m copied + (r−1)·m reduced on rank r",
+		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			m := len(a.Recv)
+			copy(data[x.Rank()*m:], contribution(a))
+			if err := meet(x); err != nil {
+				return err
+			}
+			if x.Rank() > 0 {
+				fold(a.Op, data, m, 0, x.Rank(), a.Recv)
+			}
+			return nil
+		}},
+	{op: coll.OpGather, summary: "every rank writes its block; the root copies them all",
+		cost: "1 shared barrier + 2 copies of p·m",
+		need: func(n int, a *coll.Args) int { return n * gatherBlock(n, a) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			n, me := x.Size(), x.Rank()
+			m := gatherBlock(n, a)
+			if a.Send != nil {
+				copy(data[me*m:], a.Send)
+			} else {
+				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
+			}
+			if err := meet(x); err != nil {
+				return err
+			}
+			if me == a.Root {
+				copy(a.Recv, data[:n*m])
+			}
+			return nil
+		}},
+	{op: coll.OpScatter, summary: "the root writes every block; each rank copies its own",
+		cost: "1 shared barrier + 2 copies of p·m",
+		need: func(n int, a *coll.Args) int { return n * scatterBlock(n, a) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			n, me := x.Size(), x.Rank()
+			m := scatterBlock(n, a)
+			if me == a.Root {
+				copy(data, a.Send[:n*m])
+			}
+			if err := meet(x); err != nil {
+				return err
+			}
+			if a.Recv != nil { // nil: in place at the root
+				copy(a.Recv, data[me*m:(me+1)*m])
+			}
+			return nil
+		}},
+	{op: coll.OpAllgather, summary: "every rank writes its block; every rank copies them all",
+		cost: "1 shared barrier + p·m written, p²·m read",
+		need: func(n int, a *coll.Args) int { return len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			n, me := x.Size(), x.Rank()
+			m := len(a.Recv) / n
+			if a.Send != nil {
+				copy(data[me*m:], a.Send)
+			} else {
+				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
+			}
+			if err := meet(x); err != nil {
+				return err
+			}
+			copy(a.Recv, data[:n*m])
+			return nil
+		}},
+	{op: coll.OpAlltoall, summary: "every rank writes its row of blocks; each copies its column",
+		cost: "1 shared barrier + p²·m written and read",
+		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			n, me := x.Size(), x.Rank()
+			row := len(a.Recv)
+			m := row / n
+			src := a.Send
+			if src == nil {
+				src = a.Recv
+			}
+			copy(data[me*row:], src[:row])
+			if err := meet(x); err != nil {
+				return err
+			}
+			for i := 0; i < n; i++ {
+				copy(a.Recv[i*m:(i+1)*m], data[i*row+me*m:])
+			}
+			return nil
+		}},
+	{op: coll.OpReduceScatterBlock, summary: "every rank writes its vector; each folds its own block over all ranks",
+		cost: "1 shared barrier + p·m·p copied + (p−1)·m reduced per rank",
+		need: func(n int, a *coll.Args) int { return n * n * len(a.Recv) },
+		run: func(x *collComm, a *coll.Args, data []byte) error {
+			n, me := x.Size(), x.Rank()
+			m := len(a.Recv)
+			v := a.Send
+			if v == nil {
+				v = a.Recv
+			}
+			copy(data[me*n*m:], v[:n*m])
+			if err := meet(x); err != nil {
+				return err
+			}
+			// Rank r's block b sits at r*n*m + b*m: fold block me of every rank.
+			acc := make([]byte, m)
+			copy(acc, data[(n-1)*n*m+me*m:][:m])
+			for r := n - 2; r >= 0; r-- {
+				a.Op.Apply(data[r*n*m+me*m:][:m], acc)
+			}
+			copy(a.Recv, acc)
+			return nil
+		}},
+}
+
+func gatherBlock(n int, a *coll.Args) int {
+	if a.Send != nil {
+		return len(a.Send)
+	}
+	return len(a.Recv) / n
+}
+
+func scatterBlock(n int, a *coll.Args) int {
+	if a.Recv != nil {
+		return len(a.Recv)
+	}
+	return len(a.Send) / n
+}
