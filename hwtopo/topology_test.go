@@ -2,14 +2,13 @@ package hwtopo
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/gompi/gompi/internal/golden"
+)
 
 func load(t *testing.T, name string) *Topology {
 	t.Helper()
@@ -225,20 +224,7 @@ func TestGolden(t *testing.T) {
 			if err := out.write(tp, &b); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", name+out.ext)
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs from %s:\n%s", name+out.ext, golden, b.String())
-			}
+			golden.Check(t, filepath.Join("testdata", name+out.ext), b.Bytes())
 		}
 	}
 }

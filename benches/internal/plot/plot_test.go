@@ -2,18 +2,15 @@ package plot
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/benches/internal/params"
+	"github.com/gompi/gompi/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // bandwidth is a log-log plot of size against bandwidth with a band.
 func bandwidth() *Plot {
@@ -61,21 +58,7 @@ func TestGolden(t *testing.T) {
 		if !bytes.Equal(b.Bytes(), again.Bytes()) {
 			t.Errorf("%s: two renderings differ", name)
 		}
-		golden := filepath.Join("testdata", name+".svg")
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test -update creates it)", err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s differs from %s", name, golden)
-		}
+		golden.Check(t, filepath.Join("testdata", name+".svg"), b.Bytes())
 	}
 	s := mustSVG(t, linear())
 	if !strings.Contains(s, "WaitPatternUp &lt;error &amp; check&gt;") {
