@@ -9,17 +9,26 @@ import (
 	"github.com/gompi/gompi/internal/stats"
 )
 
-// MeasureOverhead returns the mean cost of one c.Now() call, in seconds, over
-// n calls through the Clock interface (timed with Go's monotonic clock).
+// MeasureOverhead returns the cost of one c.Now() call through the Clock
+// interface, in seconds: the median over five batches of n/5 calls of the
+// batch's mean, after a warm-up batch, each timed with Go's monotonic clock.
+// The median keeps one preempted batch from counting.
 func MeasureOverhead(c Clock, n int) float64 {
+	const batches = 5
+	per := max(n/batches, 1)
 	var sink float64
-	t0 := time.Now()
-	for range n {
-		sink += c.Now()
+	means := make([]float64, 0, batches)
+	for b := range batches + 1 {
+		t0 := time.Now()
+		for range per {
+			sink += c.Now()
+		}
+		if b > 0 {
+			means = append(means, time.Since(t0).Seconds()/float64(per))
+		}
 	}
-	d := time.Since(t0)
 	overheadSink = sink
-	return d.Seconds() / float64(n)
+	return stats.Median(means)
 }
 
 var overheadSink float64
