@@ -32,8 +32,9 @@ func (l Line) InterceptCI(p float64) float64 {
 }
 
 // FitLine fits y = a + b·x by ordinary least squares. It needs at least two
-// points with distinct x; the standard errors need three. The sums are taken
-// about the means, so large offsets (raw tick counters) do not lose precision.
+// points with distinct x; the standard errors need three. Sums and residuals
+// are taken relative to the first point and about the means, so data far from
+// zero (raw tick counts, seconds since the epoch) keep their precision.
 func FitLine(x, y []float64) (Line, error) {
 	if len(x) != len(y) {
 		return Line{}, fmt.Errorf("stats: FitLine: %d x values but %d y values", len(x), len(y))
@@ -42,10 +43,20 @@ func FitLine(x, y []float64) (Line, error) {
 	if n < 2 {
 		return Line{}, fmt.Errorf("%w: FitLine needs 2 points, got %d", ErrTooFew, n)
 	}
-	mx, my := Mean(x), Mean(y)
+	// Work relative to the first point: the data may sit far from zero
+	// (raw tick counts, seconds since the epoch) where even their mean cannot
+	// be represented as finely as their spread.
+	x0, y0 := x[0], y[0]
+	var mx, my float64
+	for i := range x {
+		mx += x[i] - x0
+		my += y[i] - y0
+	}
+	mx /= float64(n)
+	my /= float64(n)
 	var sxx, sxy, syy float64
 	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
+		dx, dy := (x[i]-x0)-mx, (y[i]-y0)-my
 		sxx += dx * dx
 		sxy += dx * dy
 		syy += dy * dy
@@ -54,10 +65,10 @@ func FitLine(x, y []float64) (Line, error) {
 		return Line{}, fmt.Errorf("stats: FitLine: all %d x values are equal", n)
 	}
 	l := Line{N: n, Slope: sxy / sxx}
-	l.Intercept = my - l.Slope*mx
+	l.Intercept = y0 + my - l.Slope*(x0+mx)
 	var ssr float64
 	for i := range x {
-		r := y[i] - l.At(x[i])
+		r := ((y[i] - y0) - my) - l.Slope*((x[i]-x0)-mx)
 		ssr += r * r
 	}
 	l.R2 = 1
@@ -69,7 +80,8 @@ func FitLine(x, y []float64) (Line, error) {
 		s2 := ssr / float64(n-2)
 		l.ResidualStd = math.Sqrt(s2)
 		l.SlopeErr = math.Sqrt(s2 / sxx)
-		l.InterceptErr = math.Sqrt(s2 * (1/float64(n) + mx*mx/sxx))
+		xm := x0 + mx
+		l.InterceptErr = math.Sqrt(s2 * (1/float64(n) + xm*xm/sxx))
 	}
 	return l, nil
 }

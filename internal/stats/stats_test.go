@@ -200,6 +200,21 @@ func TestFitLine(t *testing.T) {
 		t.Errorf("exact line: %+v, %v", l, err)
 	}
 
+	// Noisy data near 1.7e9 (seconds since the epoch, where a float64 step
+	// is 0.24 µs and the noise is smaller) must give the same errors as the
+	// same values with the offset taken off exactly: the residuals must not
+	// drown in the offset.
+	yo, ys := make([]float64, len(y)), make([]float64, len(y))
+	for i := range y {
+		yo[i] = 1.7e9 + y[i]*1e-6
+		ys[i] = yo[i] - 1.7e9 // exact
+	}
+	lo, err1 := FitLine(x, yo)
+	ls, err2 := FitLine(x, ys)
+	if err1 != nil || err2 != nil || !(ls.SlopeErr > 0) || !near(lo.SlopeErr, ls.SlopeErr, 1e-6) || !near(lo.R2, ls.R2, 1e-6) {
+		t.Errorf("offset data: slope err %g, R2 %v; without the offset %g, %v", lo.SlopeErr, lo.R2, ls.SlopeErr, ls.R2)
+	}
+
 	if _, err := FitLine([]float64{1}, []float64{1}); !errors.Is(err, ErrTooFew) {
 		t.Errorf("one point: err = %v, want ErrTooFew", err)
 	}
