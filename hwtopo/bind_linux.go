@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// refused reports whether an errno from sched_setaffinity means the
+// refusedAffinity reports whether an errno from sched_setaffinity means the
 // environment said no rather than the request being malformed: EPERM
 // (another user's process, a seccomp policy), ENOSYS, and EINVAL, which the
 // kernel returns when no CPU of the set is allowed by the task's cpuset

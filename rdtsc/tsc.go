@@ -38,11 +38,10 @@ type Calibration struct {
 	// processor states a rate, 0 otherwise.
 	StatedDiffPPM float64
 
-	Samples      int
-	Span         time.Duration // time between the first and last sample
-	ResidualNs   float64       // standard deviation of the fit's residuals, in ns
-	BracketNs    float64       // median width of a reference read bracketed by two counter reads, ns
-	CalibratedAt uint64        // counter value at the first sample
+	Samples    int
+	Span       time.Duration // time between the first and last sample
+	ResidualNs float64       // standard deviation of the fit's residuals, in ns
+	BracketNs  float64       // median width of a reference read bracketed by two counter reads, ns
 }
 
 // TSCClock is the calibrated hardware counter (the TSC on amd64, CNTVCT_EL0
@@ -126,14 +125,13 @@ func Calibrate(span time.Duration, samples int) (Calibration, error) {
 	}
 	spanNs := ps.inner[len(ps.inner)-1] - ps.inner[0]
 	cal := Calibration{
-		Measured:     line.Slope * 1e9,
-		ErrPPM:       line.SlopeCI(0.95) / line.Slope * 1e6,
-		BoundPPM:     slopeBound(ps.inner, ps.maxHalfWidth) / line.Slope * 1e6,
-		Samples:      samples,
-		Span:         time.Duration(spanNs),
-		ResidualNs:   line.ResidualStd / line.Slope,
-		BracketNs:    ps.medianWidth / line.Slope,
-		CalibratedAt: uint64(ps.outer[0]),
+		Measured:   line.Slope * 1e9,
+		ErrPPM:     line.SlopeCI(0.95) / line.Slope * 1e6,
+		BoundPPM:   slopeBound(ps.inner, ps.maxHalfWidth) / line.Slope * 1e6,
+		Samples:    samples,
+		Span:       time.Duration(spanNs),
+		ResidualNs: line.ResidualStd / line.Slope,
+		BracketNs:  ps.medianWidth / line.Slope,
 	}
 	cal.Rate, cal.Source = cal.Measured, "regression vs CLOCK_MONOTONIC_RAW"
 	if r, src := knownRate(); r > 0 {
