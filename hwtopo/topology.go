@@ -215,14 +215,20 @@ func (r *reader) load() (*Topology, error) {
 // order sorts cores and caches into their documented order, renumbers the
 // CPUs' core indexes, and builds the packages.
 func (t *Topology) order() {
-	old := slices.Clone(t.Cores)
-	slices.SortFunc(t.Cores, func(a, b Core) int {
+	perm := make([]int, len(t.Cores)) // perm[new] = old index
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(i, j int) int {
+		a, b := t.Cores[i], t.Cores[j]
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.CPUs[0], b.CPUs[0]))
 	})
-	newIndex := make(map[int]int, len(old))
-	for i, c := range t.Cores {
-		newIndex[slices.IndexFunc(old, func(o Core) bool { return o.CPUs.Equal(c.CPUs) })] = i
+	sorted := make([]Core, len(perm))
+	newIndex := make([]int, len(perm))
+	for n, o := range perm {
+		sorted[n], newIndex[o] = t.Cores[o], n
 	}
+	t.Cores = sorted
 	for i := range t.CPUs {
 		t.CPUs[i].Core = newIndex[t.CPUs[i].Core]
 	}
