@@ -58,3 +58,27 @@ func TestDiscover(t *testing.T) {
 	t.Logf("%s: %s, %d packages, %d cores, %d CPUs, NUMA %v, %d MB", tp.Source, tp.Model,
 		len(tp.Packages), len(tp.Cores), len(tp.CPUs), tp.NUMA, tp.MemTotal>>20)
 }
+
+// TestCoreOrder: cores are ordered by package, then first CPU, whatever order
+// they were found in, and every CPU still points at its own core.
+func TestCoreOrder(t *testing.T) {
+	one := func(id, cpu int) topology.Core { return topology.Core{ID: id, Threads: []topology.Thread{{ID: cpu}}} }
+	sys := &topology.System{Packages: []topology.Package{
+		{ID: 1, Groups: []topology.Group{{Cores: []topology.Core{one(0, 1), one(1, 0)}}}},
+		{ID: 0, Groups: []topology.Group{{Cores: []topology.Core{one(0, 3), one(1, 2)}}}},
+	}}
+	tp := FromCPUID(sys)
+	var cores []string
+	for _, c := range tp.Cores {
+		cores = append(cores, c.CPUs.String())
+	}
+	check(t, "cores", cores, []string{"2", "3", "0", "1"})
+	for _, c := range tp.CPUs {
+		if !tp.Cores[c.Core].CPUs.Equal(CPUSet{c.ID}) {
+			t.Errorf("cpu%d points at core %d (%v)", c.ID, c.Core, tp.Cores[c.Core].CPUs)
+		}
+	}
+	if tp.Packages[0].ID != 0 || tp.Packages[0].CPUs.String() != "2-3" {
+		t.Errorf("packages %+v", tp.Packages)
+	}
+}
