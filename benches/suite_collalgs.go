@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -78,17 +77,6 @@ func runCollAlgorithms(args []string) error {
 		}
 	}
 	return w.Flush()
-}
-
-// parseFlags parses a suite's flags; done is true after --help.
-func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
-	switch err := fs.Parse(args); {
-	case errors.Is(err, pflag.ErrHelp):
-		return true, nil
-	case err != nil:
-		return true, errUsage
-	}
-	return false, nil
 }
 
 // writeRows writes a table for programs: csv with a header line, or json as
