@@ -48,7 +48,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -83,6 +82,9 @@ func Init() error {
 	}
 	if global.finalized {
 		return base.New("Init", base.ErrArg, "gompi was already finalized", "Init may be called only once per process")
+	}
+	if err := timerFromEnv(); err != nil {
+		return err
 	}
 	p, job, err := backend.Init()
 	if err != nil {
@@ -190,12 +192,3 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 		return err
 	})
 }
-
-var start = time.Now()
-
-// Wtime returns the time in seconds since an arbitrary moment fixed at
-// start-up: the difference of two readings is elapsed time.
-func Wtime() float64 { return time.Since(start).Seconds() }
-
-// Wtick returns the resolution of Wtime in seconds.
-func Wtick() float64 { return 1e-9 }
