@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,8 +40,11 @@ type Config struct {
 	TagOutput bool
 	Timeout   time.Duration // whole job; 0 = none
 
-	// Bind places ranks on CPUs; nil means no binding.
-	Bind func(rank, pid int) error
+	// Bind, if set, pins the calling OS thread to rank's CPUs (ok false: no
+	// binding for it). The launcher calls it on a locked thread just before
+	// starting the rank, so the rank inherits the binding from its first
+	// instruction on, then restores the thread's own mask.
+	Bind func(rank int) (ok bool, err error)
 	// Oversubscribed is set when ranks outnumber this host's CPUs.
 	Oversubscribed bool
 	// GOMAXPROCS, when positive, is set in every rank's environment unless
@@ -154,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			}(s.dst, s.name)
 		}
 		if startErr == nil {
-			startErr = cmd.Start()
+			startErr = startBound(cmd, r, cfg)
 		}
 		for _, w := range ws {
 			w.Close() // the child holds its own copies
@@ -165,11 +169,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		started++
 		ranks[r] = &rankProc{rank: r, cmd: cmd}
-		if cfg.Bind != nil {
-			if err := cfg.Bind(r, cmd.Process.Pid); err != nil {
-				fmt.Fprintf(cfg.Log, "golaunch: warning: rank %d not bound: %v\n", r, err)
-			}
-		}
 		go func(rp *rankProc) { exits <- exit{rp.rank, rp.cmd.Wait()} }(ranks[r])
 	}
 
@@ -250,6 +249,34 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		fmt.Fprintf(cfg.Log, "golaunch: %s; %s\n", res.Failure, summary(ranks, started))
 	}
 	return res, startErr
+}
+
+// startBound starts cmd with the CPU binding of rank: fork inherits the
+// affinity of the thread that forks, so the launcher binds a locked thread
+// of its own, starts the rank from it, and restores the thread.
+func startBound(cmd *exec.Cmd, rank int, cfg Config) error {
+	if cfg.Bind == nil {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		fmt.Fprintf(cfg.Log, "golaunch: warning: rank %d not bound: %v\n", rank, err)
+		return cmd.Start()
+	}
+	bound, err := cfg.Bind(rank)
+	if err != nil {
+		fmt.Fprintf(cfg.Log, "golaunch: warning: rank %d not bound: %v\n", rank, err)
+	}
+	err = cmd.Start()
+	if bound {
+		if rerr := unix.SchedSetaffinity(0, &old); rerr != nil {
+			// This thread keeps the rank's mask: do not let it run anything else.
+			runtime.Goexit()
+		}
+	}
+	return err
 }
 
 // signalAll sends sig to the process group of every rank still running.

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -343,5 +344,31 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBindToCore(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("binding two ranks to two cores needs two CPUs")
+	}
+	r := golaunch(t, "", "-n", "2", "--bind-to", "core", "--tag-output", "sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		_, cpus, _ := strings.Cut(line, "Cpus_allowed_list:")
+		cpus = strings.TrimSpace(cpus)
+		if cpus == "" || strings.ContainsAny(cpus, ",-") {
+			t.Errorf("a rank bound to a core should see one CPU, got %q", line)
+		}
+		seen[cpus] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("the two ranks should be on two different CPUs: %s", r.stdout)
+	}
+	r = golaunch(t, "", "-n", "3", "--bind-to", "core", "true")
+	if r.code != 0 || (runtime.NumCPU() < 3 && !strings.Contains(r.stderr, "oversubscribed")) {
+		t.Errorf("binding more ranks than cores should warn: exit %d, %q", r.code, r.stderr)
 	}
 }

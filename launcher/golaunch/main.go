@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gompi/gompi/hwtopo"
 	"github.com/gompi/gompi/launcher"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -35,6 +36,11 @@ func run(args []string) int {
 	var env []string
 	fs.StringArrayVarP(&env, "env", "x", nil, "pass VAR (its value here) or VAR=VALUE to every rank; repeatable")
 	timeout := fs.Duration("timeout", 0, "stop the whole job after this long (e.g. 30s, 5m); 0 means never")
+	bindTo := hwtopo.BindNone
+	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them)")
+	mapBy := hwtopo.MapByCore
+	fs.Var(&mapBy, "map-by", "order in which ranks take cores: core (fill a socket first) or socket (round-robin)")
+	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: golaunch -n N [flags] PROGRAM [args...]
@@ -49,6 +55,7 @@ flags:
 examples:
   golaunch -n 4 ./examples/hello
   golaunch -np 2 --tag-output ./examples/pingpong --format json
+  golaunch -n 2 --bind-to core --report-bindings ./examples/pingpong
 `, fs.FlagUsages())
 	}
 	if err := fs.Parse(normalizeArgs(args)); err != nil {
@@ -76,6 +83,22 @@ examples:
 		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
 		return 2
 	}
+	topo, err := hwtopo.Discover()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "golaunch: reading the machine's topology: %v\n", err)
+		return 1
+	}
+	plan, err := topo.Plan(*n, mapBy, bindTo)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "golaunch: placing %d ranks: %v\n", *n, err)
+		return 2
+	}
+	if w := plan.Warning(); w != "" && bindTo != hwtopo.BindNone {
+		fmt.Fprintf(os.Stderr, "golaunch: warning: %s\n", w)
+	}
+	if *report {
+		plan.WriteText(os.Stderr)
+	}
 	prog, err := launcher.Resolve(rest[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
@@ -88,6 +111,7 @@ examples:
 		TagOutput: *tag, Timeout: *timeout,
 		Oversubscribed: *n > usableCPUs(),
 		GOMAXPROCS:     max(1, usableCPUs() / *n),
+		Bind:           bindFunc(plan),
 		Stdin:          os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Log: os.Stderr,
 	}
 	res, err := launcher.Run(context.Background(), cfg)
@@ -147,4 +171,17 @@ func usableCPUs() int {
 		return set.Count()
 	}
 	return runtime.NumCPU()
+}
+
+// bindFunc binds the calling thread by the plan; nil when nothing is bound.
+func bindFunc(plan *hwtopo.Plan) func(rank int) (bool, error) {
+	if plan.BindTo == hwtopo.BindNone {
+		return nil
+	}
+	return func(rank int) (bool, error) {
+		if err := plan.BindThread(rank); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
 }
