@@ -8,11 +8,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gompi/gompi/gompi"
 	"github.com/spf13/pflag"
 )
+
+// statusKB reads a "Name: N kB" line of /proc/self/status.
+func statusKB(name string) int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return -1
+}
 
 func main() {
 	mode := pflag.String("mode", "", "what to do")
@@ -129,6 +143,47 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// env: print the variable GOMPI_TEST_VAR.
 	"env": func(c *gompi.Comm, _ int) error {
 		fmt.Printf("var=%s\n", os.Getenv("GOMPI_TEST_VAR"))
+		return nil
+	},
+	// rss: exchange some messages and collectives, then report this rank's
+	// resident memory (rank 0 prints the summary).
+	"rss": func(c *gompi.Comm, _ int) error {
+		n := c.Size()
+		buf := make([]byte, 1024*n)
+		out := make([]byte, 1024*n)
+		for i := 0; i < 3; i++ {
+			if err := c.Alltoall(buf, out); err != nil {
+				return err
+			}
+			if err := c.Allgather(buf[:1024], out); err != nil {
+				return err
+			}
+			if err := c.Bcast(out, 0); err != nil {
+				return err
+			}
+		}
+		peer := (c.Rank() + 1) % n
+		for i := 0; i < 20; i++ { // enough to set up fast boxes
+			if _, err := c.Sendrecv(buf[:64], peer, 9, out[:64], (c.Rank()-1+n)%n, 9); err != nil {
+				return err
+			}
+		}
+		mine := []int64{statusKB("VmRSS"), statusKB("RssAnon"), statusKB("RssFile"), statusKB("RssShmem")}
+		all := make([]int64, 4*n)
+		if err := gompi.Gather(c, mine, all, 0); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			var sum [4]int64
+			for r := 0; r < n; r++ {
+				for k := range sum {
+					sum[k] += all[4*r+k]
+				}
+			}
+			m := int64(n)
+			fmt.Printf("ranks=%d per-rank mean KiB: rss=%d anon=%d file=%d shmem=%d\n",
+				n, sum[0]/m, sum[1]/m, sum[2]/m, sum[3]/m)
+		}
 		return nil
 	},
 	// nofinalize: rank arg exits 0 without Finalize.

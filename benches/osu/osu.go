@@ -1,0 +1,159 @@
+// Package osu times collectives the way the OSU Micro-Benchmarks do: for
+// each size, skip a few calls, then time each call on its own with a
+// barrier between calls (back-to-back barriers for Barrier itself), and
+// report the average, minimum and maximum over ranks of each rank's mean
+// time per call. It exists to compare gompi with an MPI library side by
+// side: benches/ref/osu_coll.c does exactly the same over MPI.
+//
+// The method has the systematic errors the mpiperf suite is built to avoid
+// (see docs/MPIPERF.md); it is here because it is what everyone reports.
+package osu
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/gompi"
+)
+
+// Config is one run's parameters.
+type Config struct {
+	Op          string // barrier, bcast, allreduce, allgather, alltoall, reduce, gather, scatter
+	Sizes       []int  // bytes: the message (bcast), the vector (allreduce), one rank's block (allgather, alltoall)
+	Iters, Skip int    // calls timed and skipped per size, up to LargeSize
+	ItersLarge  int    // the same above LargeSize
+	SkipLarge   int
+	LargeSize   int
+	Algorithm   string // a coll algorithm name, "" for the default choice
+}
+
+// Defaults are OSU 7.4's.
+func Defaults() Config {
+	return Config{Op: "bcast", Iters: 1000, Skip: 200, ItersLarge: 100, SkipLarge: 10, LargeSize: 8192}
+}
+
+// Point is one measured size.
+type Point struct {
+	Op    string
+	N     int
+	Size  int
+	Avg   float64 // µs: mean over ranks of each rank's mean time per call
+	Min   float64
+	Max   float64
+	Iters int
+}
+
+// Ops lists the operations Run knows.
+var Ops = []string{"barrier", "bcast", "allreduce", "allgather", "alltoall", "reduce", "gather", "scatter"}
+
+// Run measures cfg.Op at every size on c; rank 0 gets the points.
+func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
+	call, err := operation(c, cfg)
+	if err != nil {
+		return err
+	}
+	sizes := cfg.Sizes
+	if cfg.Op == "barrier" {
+		sizes = []int{0}
+	}
+	for _, size := range sizes {
+		iters, skip := cfg.Iters, cfg.Skip
+		if size > cfg.LargeSize {
+			iters, skip = cfg.ItersLarge, cfg.SkipLarge
+		}
+		run := call(size)
+		var total float64
+		if cfg.Op == "barrier" {
+			for i := 0; i < skip; i++ {
+				if err := run(); err != nil {
+					return err
+				}
+			}
+			t := gompi.Wtime()
+			for i := 0; i < iters; i++ {
+				if err := run(); err != nil {
+					return err
+				}
+			}
+			total = gompi.Wtime() - t
+		} else {
+			for i := 0; i < skip+iters; i++ {
+				t := gompi.Wtime()
+				if err := run(); err != nil {
+					return err
+				}
+				if i >= skip {
+					total += gompi.Wtime() - t
+				}
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+			}
+		}
+		mean := total * 1e6 / float64(iters)
+		var lo, hi, sum [1]float64
+		if err := gompi.Reduce(c, []float64{mean}, lo[:], gompi.Min[float64](), 0); err != nil {
+			return err
+		}
+		if err := gompi.Reduce(c, []float64{mean}, hi[:], gompi.Max[float64](), 0); err != nil {
+			return err
+		}
+		if err := gompi.Reduce(c, []float64{mean}, sum[:], gompi.Sum[float64](), 0); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			p := Point{Op: cfg.Op, N: c.Size(), Size: size, Avg: sum[0] / float64(c.Size()), Min: lo[0], Max: hi[0], Iters: iters}
+			if err := emit(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// operation returns, for the configured operation, a function that makes
+// the call for one size (buffers allocated once per size).
+func operation(c *gompi.Comm, cfg Config) (func(size int) func() error, error) {
+	var opts []gompi.CollOption
+	if cfg.Algorithm != "" {
+		opts = append(opts, gompi.WithAlgorithm(cfg.Algorithm))
+	}
+	n := c.Size()
+	switch cfg.Op {
+	case "barrier":
+		return func(int) func() error { return func() error { return c.Barrier(opts...) } }, nil
+	case "bcast":
+		return func(size int) func() error {
+			buf := make([]byte, size)
+			return func() error { return c.Bcast(buf, 0, opts...) }
+		}, nil
+	case "allreduce", "reduce":
+		return func(size int) func() error {
+			in, out := make([]float32, size/4), make([]float32, size/4)
+			if cfg.Op == "reduce" {
+				return func() error { return gompi.Reduce(c, in, out, gompi.Sum[float32](), 0, opts...) }
+			}
+			return func() error { return gompi.Allreduce(c, in, out, gompi.Sum[float32](), opts...) }
+		}, nil
+	case "allgather":
+		return func(size int) func() error {
+			in, out := make([]byte, size), make([]byte, size*n)
+			return func() error { return c.Allgather(in, out, opts...) }
+		}, nil
+	case "alltoall":
+		return func(size int) func() error {
+			in, out := make([]byte, size*n), make([]byte, size*n)
+			return func() error { return c.Alltoall(in, out, opts...) }
+		}, nil
+	case "gather":
+		return func(size int) func() error {
+			in, out := make([]byte, size), make([]byte, size*n)
+			return func() error { return c.Gather(in, out, 0, opts...) }
+		}, nil
+	case "scatter":
+		return func(size int) func() error {
+			in, out := make([]byte, size*n), make([]byte, size)
+			return func() error { return c.Scatter(in, out, 0, opts...) }
+		}, nil
+	}
+	return nil, fmt.Errorf("--op %q: not one of %v", cfg.Op, Ops)
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gompi/gompi/benches/internal/params"
+	"github.com/gompi/gompi/benches/internal/report"
+	"github.com/gompi/gompi/benches/osu"
+	"github.com/gompi/gompi/gompi"
+)
+
+func init() {
+	register("osu", "collectives timed the OSU way (a barrier between timed calls), for side-by-side runs with MPI", runOSU)
+}
+
+func runOSU(args []string) error {
+	fs := newFlags("osu", "--op OP [flags]   (under golaunch)")
+	cfg := osu.Defaults()
+	fs.StringVar(&cfg.Op, "op", cfg.Op, fmt.Sprintf("operation: %v", osu.Ops))
+	sizes := params.Sizes{8, 1 << 10, 64 << 10, 1 << 20}
+	fs.Var(&sizes, "sizes", "message sizes in bytes (list, or a progression such as 8..1M)")
+	fs.IntVar(&cfg.Iters, "iters", cfg.Iters, "timed calls per size up to --large")
+	fs.IntVar(&cfg.Skip, "skip", cfg.Skip, "untimed calls per size up to --large")
+	fs.IntVar(&cfg.ItersLarge, "iters-large", cfg.ItersLarge, "timed calls per size above --large")
+	fs.IntVar(&cfg.SkipLarge, "skip-large", cfg.SkipLarge, "untimed calls per size above --large")
+	fs.IntVar(&cfg.LargeSize, "large", cfg.LargeSize, "bytes above which the -large counts apply")
+	fs.StringVar(&cfg.Algorithm, "alg", "", "collective algorithm (default: gompi's selection)")
+	format := report.Text
+	fs.Var(&format, "format", "output: text, csv or json")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	for _, s := range sizes {
+		cfg.Sizes = append(cfg.Sizes, int(s))
+	}
+	if err := gompi.Init(); err != nil {
+		return err
+	}
+	defer gompi.Finalize()
+	c := gompi.World()
+	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")
+	t.SetVerb("avg_us", "%.2f")
+	t.SetVerb("min_us", "%.2f")
+	t.SetVerb("max_us", "%.2f")
+	err := osu.Run(c, cfg, func(p osu.Point) error {
+		t.Add(p.Op, p.N, p.Size, p.Avg, p.Min, p.Max, p.Iters)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if c.Rank() == 0 {
+		return t.Write(os.Stdout, format)
+	}
+	return nil
+}
