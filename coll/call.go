@@ -6,10 +6,7 @@ import "errors"
 // algorithm as the package documentation describes. The typed functions
 // (Bcast, Allreduce...) are wrappers of Call.
 func Call(c Comm, op Operation, a *Args, opts ...Option) error {
-	var o callOptions
-	for _, f := range opts {
-		f(&o)
-	}
+	o := merge(opts)
 	rank := c.Rank()
 	bytes, err := check(op, c.Size(), rank, a)
 	if err != nil {

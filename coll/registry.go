@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Algorithm is one registered algorithm of one operation.
@@ -47,12 +48,53 @@ func (c Cost) Eval(p, m, s int, alpha, beta, gamma float64) float64 {
 
 // registry holds the algorithms of each operation in registration order and
 // the selection table. Built-ins are registered at init; the runtime adds its
-// own at start-up.
+// own at start-up. Writers hold the lock and publish an immutable snapshot
+// for the readers: choosing an algorithm, once per collective call, takes no
+// lock and allocates nothing.
 var registry = struct {
 	sync.RWMutex
 	algs  map[Operation][]*Algorithm
 	table map[Operation][]Rule
 }{algs: map[Operation][]*Algorithm{}, table: map[Operation][]Rule{}}
+
+// opSnap is what selection needs of one operation.
+type opSnap struct {
+	algs  []*Algorithm
+	rules []snapRule
+}
+
+type snapRule struct {
+	Rule
+	use []*Algorithm // Rule.Use resolved
+}
+
+var snapshot atomic.Pointer[map[Operation]*opSnap]
+
+// publish rebuilds the snapshot. Caller holds the registry's write lock.
+func publish() {
+	m := make(map[Operation]*opSnap, len(ops))
+	for _, op := range ops {
+		s := &opSnap{algs: append([]*Algorithm(nil), registry.algs[op]...)}
+		for _, r := range registry.table[op] {
+			sr := snapRule{Rule: r}
+			for _, name := range r.Use {
+				if a, err := lookup(op, name); err == nil {
+					sr.use = append(sr.use, a)
+				}
+			}
+			s.rules = append(s.rules, sr)
+		}
+		m[op] = s
+	}
+	snapshot.Store(&m)
+}
+
+func snap(op Operation) *opSnap {
+	if m := snapshot.Load(); m != nil {
+		return (*m)[op]
+	}
+	return nil
+}
 
 // Register adds an algorithm. The name must be new for its operation, and Run
 // must be set. To have selection use it, put it into the table (SetTable);
@@ -72,6 +114,7 @@ func Register(a Algorithm) error {
 		}
 	}
 	registry.algs[a.Op] = append(registry.algs[a.Op], &a)
+	publish()
 	return nil
 }
 
@@ -103,11 +146,13 @@ func lookup(op Operation, name string) (*Algorithm, error) {
 	if _, ok := opInfos[op]; !ok {
 		return nil, argErr("unknown operation %q", op)
 	}
-	var names []string
 	for _, a := range registry.algs[op] {
 		if a.Name == name {
 			return a, nil
 		}
+	}
+	var names []string
+	for _, a := range registry.algs[op] {
 		names = append(names, a.Name)
 	}
 	return nil, fmt.Errorf("%w %q for %s; valid: %s", ErrUnknownAlgorithm, name, op, strings.Join(names, ", "))

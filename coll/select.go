@@ -54,6 +54,7 @@ func SetTable(op Operation, rules []Rule) error {
 		own[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
 	}
 	registry.table[op] = own
+	publish()
 	return nil
 }
 
@@ -74,32 +75,57 @@ func Select(op Operation, commSize, bytes int) string {
 // EnvVar is the environment variable that overrides the algorithm of op:
 // GOMPI_COLL_ and the operation in upper case, e.g. GOMPI_COLL_BCAST or
 // GOMPI_COLL_REDUCE_SCATTER_BLOCK.
-func EnvVar(op Operation) string { return "GOMPI_COLL_" + strings.ToUpper(string(op)) }
+func EnvVar(op Operation) string {
+	if v, ok := envVars[op]; ok {
+		return v
+	}
+	return "GOMPI_COLL_" + strings.ToUpper(string(op))
+}
 
-// Option adjusts one collective call.
-type Option func(*callOptions)
+// envVars holds the variable names, so that looking one up per call
+// allocates nothing.
+var envVars = func() map[Operation]string {
+	m := map[Operation]string{}
+	for _, op := range ops {
+		m[op] = "GOMPI_COLL_" + strings.ToUpper(string(op))
+	}
+	return m
+}()
 
-type callOptions struct {
+// Option adjusts one collective call. Options are plain values, so that
+// passing them allocates nothing; later ones override earlier ones.
+type Option struct {
 	algorithm string
 	segment   int
 }
 
 // WithAlgorithm runs the named algorithm, whatever the communicator, the
 // environment and the table say.
-func WithAlgorithm(name string) Option { return func(o *callOptions) { o.algorithm = name } }
+func WithAlgorithm(name string) Option { return Option{algorithm: name} }
 
 // WithSegmentSize sets the pipelining unit of pipelined algorithms (bytes; it
 // must be the same on all ranks).
-func WithSegmentSize(bytes int) Option { return func(o *callOptions) { o.segment = bytes } }
+func WithSegmentSize(bytes int) Option { return Option{segment: bytes} }
+
+// merge folds opts into one.
+func merge(opts []Option) Option {
+	var o Option
+	for _, x := range opts {
+		if x.algorithm != "" {
+			o.algorithm = x.algorithm
+		}
+		if x.segment != 0 {
+			o.segment = x.segment
+		}
+	}
+	return o
+}
 
 // Choose returns the algorithm that Call would run for these arguments (see
 // the package documentation for the order of precedence), e.g. to record it
 // in a trace. The arguments are validated first.
 func Choose(c Comm, op Operation, a *Args, opts ...Option) (string, error) {
-	var o callOptions
-	for _, f := range opts {
-		f(&o)
-	}
+	o := merge(opts)
 	bytes, err := check(op, c.Size(), c.Rank(), a)
 	if err != nil {
 		return "", &Error{Op: op, Rank: c.Rank(), Peer: -1, Err: err}
@@ -123,42 +149,51 @@ func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm,
 	if named == "" {
 		named, source = os.Getenv(EnvVar(op)), EnvVar(op)
 	}
-	// Copy the candidates out, so that no lock is held while Available runs.
-	registry.RLock()
-	var chosen *Algorithm
-	var lookupErr error
-	if named != "" {
-		chosen, lookupErr = lookup(op, named)
+	s := snap(op)
+	if s == nil {
+		return nil, argErr("unknown operation %q", op)
 	}
-	var preferred []*Algorithm
-	for _, r := range registry.table[op] {
-		if r.matches(n, bytes) {
-			for _, name := range r.Use {
-				if alg, err := lookup(op, name); err == nil {
-					preferred = append(preferred, alg)
-				}
+	if named != "" {
+		var chosen *Algorithm
+		for _, alg := range s.algs {
+			if alg.Name == named {
+				chosen = alg
 			}
-			break
 		}
-	}
-	all := append([]*Algorithm(nil), registry.algs[op]...)
-	registry.RUnlock()
-
-	if named != "" {
-		if lookupErr != nil {
-			return nil, fmt.Errorf("%s asks for %s algorithm %q: %w", source, op, named, lookupErr)
+		if chosen == nil {
+			registry.RLock()
+			_, err := lookup(op, named)
+			registry.RUnlock()
+			return nil, fmt.Errorf("%s asks for %s algorithm %q: %w", source, op, named, err)
 		}
 		if why := unusable(chosen, c, a); why != "" {
 			return nil, fmt.Errorf("%w: %s asks for %s algorithm %q, but %s", ErrNotApplicable, source, op, named, why)
 		}
 		return chosen, nil
 	}
-	for _, alg := range append(preferred, all...) { // the rule's choices, then any that can run
-		if unusable(alg, c, a) == "" {
+	// The first rule that matches, its first usable choice; else any
+	// algorithm that can run the call.
+	for i := range s.rules {
+		if s.rules[i].matches(n, bytes) {
+			for _, alg := range s.rules[i].use {
+				if usable(alg, c, a) {
+					return alg, nil
+				}
+			}
+			break
+		}
+	}
+	for _, alg := range s.algs {
+		if usable(alg, c, a) {
 			return alg, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: no %s algorithm can run this call", ErrNotApplicable, op)
+}
+
+// usable reports whether alg can run this call.
+func usable(alg *Algorithm, c Comm, a *Args) bool {
+	return !(alg.Commutative && !a.Op.Commutative) && (alg.Available == nil || alg.Available(c, a))
 }
 
 // unusable says why alg cannot run this call, "" if it can.

@@ -65,3 +65,25 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// BenchmarkBarrier times barriers between two in-process ranks, per
+// algorithm.
+func BenchmarkBarrier(b *testing.B) {
+	for _, alg := range []string{"dissemination", "shm"} {
+		b.Run(alg, func(b *testing.B) {
+			b.ReportAllocs()
+			err := gompi.Run(2, func(c *gompi.Comm) error {
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := c.Barrier(gompi.WithAlgorithm(alg)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

@@ -106,10 +106,10 @@ func (x *collComm) Isend(buf []byte, dest, tag int) (coll.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*backend.CollRequest)(r), nil
+	return r, nil
 }
 func (x *collComm) Irecv(buf []byte, src, tag int) (coll.Request, error) {
-	return (*backend.CollRequest)(x.c.c.CollIrecv(buf, src, x.base+tag)), nil
+	return x.c.c.CollIrecv(buf, src, x.base+tag), nil
 }
 func (x *collComm) ChooseAlgorithm(op coll.Operation, _, _ int) string { return x.c.colls.get(op) }
 
@@ -148,16 +148,26 @@ func (c *Comm) collErr(r Routine, err error) error {
 	return e
 }
 
-// collective runs one blocking collective call.
+// collective runs one blocking collective call. It reuses the
+// communicator's adapter: blocking collectives on one communicator are never
+// concurrent (MPI's rule), and the call then allocates nothing of its own.
+// f must not escape: it is only called here.
 func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) error {
 	if err := c.valid(r.String()); err != nil {
 		return err
 	}
-	run := func() error { return c.collErr(r, f(c.newCollComm())) }
-	if b := tracer.Load(); b != nil {
-		return b.run(r, c, root, -1, n, run)
+	b := tracer.Load()
+	var tok uint64
+	if b != nil {
+		tok = b.t.Begin(Event{r, c, root, -1, n})
 	}
-	return run()
+	x := &c.bx
+	x.c, x.base, x.nonblocking = c, c.c.CollTagBase(), false
+	err := c.collErr(r, f(x))
+	if b != nil {
+		b.t.End(tok, base.EmptyStatus, err)
+	}
+	return err
 }
 
 // icollective starts one nonblocking collective call. Its tags are taken now,

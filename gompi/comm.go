@@ -17,6 +17,7 @@ type Comm struct {
 	c     *backend.Comm
 	freed atomic.Bool
 	colls collConfig
+	bx    collComm // the adapter of this communicator's blocking collectives
 }
 
 func newComm(r *rank, c *backend.Comm) *Comm { return &Comm{r: r, c: c} }

@@ -34,6 +34,13 @@ const (
 	CMA = "GOMPI_SHM_CMA"
 	// Timer names the clock Wtime reads (tsc, monotonic, realtime).
 	Timer = "GOMPI_TIMER"
+	// Progress set to "0" turns off the background progress goroutine:
+	// nonblocking operations then progress only inside gompi calls.
+	Progress = "GOMPI_PROGRESS"
+	// Spin and Yield override how long a waiting rank polls, then yields,
+	// before it sleeps (Go durations).
+	Spin  = "GOMPI_SPIN"
+	Yield = "GOMPI_YIELD"
 )
 
 // Job is what a rank learns of its job at Init.

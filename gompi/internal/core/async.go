@@ -6,9 +6,11 @@ import "github.com/gompi/gompi/gompi/internal/base"
 // the byte count. Converting between the two pointer types costs nothing.
 type CollRequest Request
 
-// Wait waits for the request and returns the bytes it received.
+// Wait waits for the request and returns the bytes it received. It is
+// called once per request, after which the request goes back to its pool.
 func (r *CollRequest) Wait() (int, error) {
 	st, err := (*Request)(r).Wait()
+	putReq((*Request)(r))
 	return st.Count, err
 }
 

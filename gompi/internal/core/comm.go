@@ -143,13 +143,23 @@ func (c *Comm) CollRecv(buf []byte, src, tag int) (base.Status, error) {
 	return c.recv(buf, src, tag, c.ctx+1)
 }
 
-// CollIsend starts a send on the collective context.
-func (c *Comm) CollIsend(buf []byte, dest, tag int) (*Request, error) {
-	return c.isend(buf, dest, tag, c.ctx+1, ModeStandard)
+// CollIsend starts a send on the collective context. The request comes from
+// a pool: its single Wait (as a CollRequest) gives it back.
+func (c *Comm) CollIsend(buf []byte, dest, tag int) (*CollRequest, error) {
+	r := c.newReq(opSend, buf, dest, tag, c.ctx+1, ModeStandard, true)
+	if err := c.p.isend(r); err != nil {
+		return nil, err
+	}
+	return (*CollRequest)(r), nil
 }
 
-// CollIrecv posts a receive on the collective context.
-func (c *Comm) CollIrecv(buf []byte, src, tag int) *Request { return c.irecv(buf, src, tag, c.ctx+1) }
+// CollIrecv posts a receive on the collective context; like CollIsend, its
+// request is pooled.
+func (c *Comm) CollIrecv(buf []byte, src, tag int) *CollRequest {
+	r := c.newReq(opRecv, buf, src, tag, c.ctx+1, 0, true)
+	c.p.irecv(r)
+	return (*CollRequest)(r)
+}
 
 // CollTagShift is the number of low tag bits left to one collective call.
 const CollTagShift = 15

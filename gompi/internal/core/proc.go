@@ -30,6 +30,10 @@ type Options struct {
 	// NoCMA disables cross-memory attach (large messages are pipelined
 	// through the segment instead).
 	NoCMA bool
+	// Spin and Yield, when non-zero, override the waiting policy's windows.
+	Spin, Yield time.Duration
+	// NoProgress turns off the background progress goroutine.
+	NoProgress bool
 	// Cancelled, if set, reports a non-nil error once the job is being torn
 	// down from outside (the in-process mode's context).
 	Cancelled func() error

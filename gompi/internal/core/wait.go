@@ -11,24 +11,36 @@ import (
 
 // policy says how a thread waits: it polls the queue for spin, then gives the
 // CPU away (sched_yield) until yield has passed, then sleeps on its doorbell,
-// nap at a time, re-checking its peers' liveness between naps. Spinning
-// answers fastest when every rank has a CPU of its own; when ranks outnumber
-// CPUs it only steals time from the rank that would answer.
+// nap at a time, re-checking its peers' liveness between naps.
+//
+// Spinning answers fastest when every rank has a CPU of its own, and it must
+// last well beyond a typical message time: on a machine loaded by other
+// processes a peer is often descheduled for a while, and a rank that yields
+// or sleeps then may lose its CPU for a whole time slice, which the next
+// message pays for (Open MPI spins without end in this case). When ranks
+// outnumber CPUs, spinning only steals time from the rank that would answer,
+// so waiting ranks give the CPU away at once.
 type policy struct {
 	spin, yield, nap time.Duration
 	gosched          bool // yield with runtime.Gosched (ranks are goroutines)
 }
 
 func newPolicy(o Options) policy {
-	pol := policy{spin: 50 * time.Microsecond, yield: 500 * time.Microsecond, nap: 100 * time.Millisecond}
+	pol := policy{spin: 2 * time.Millisecond, yield: 10 * time.Millisecond, nap: 100 * time.Millisecond}
 	if o.InProcess {
 		pol.gosched = true
-		pol.spin = 5 * time.Microsecond
-		pol.yield = 50 * time.Microsecond
+		pol.spin = 200 * time.Microsecond
+		pol.yield = 2 * time.Millisecond
 	}
 	if o.Oversubscribed {
 		pol.spin = 0
 		pol.yield = 20 * time.Microsecond
+	}
+	if o.Spin > 0 {
+		pol.spin = o.Spin
+	}
+	if o.Yield > 0 {
+		pol.yield = o.Yield
 	}
 	return pol
 }
@@ -273,6 +285,9 @@ func opName(r *Request) string {
 // kickProgress wakes the background progress goroutine, starting it on first
 // use.
 func (p *Proc) kickProgress() {
+	if p.opts.NoProgress {
+		return
+	}
 	if !p.progressOn.Load() && !p.finalized.Load() && p.progressOn.CompareAndSwap(false, true) {
 		p.bg.Add(1)
 		go func() {

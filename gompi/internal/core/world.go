@@ -25,6 +25,25 @@ func optionsFromEnv() (Options, error) {
 		}
 		o.Timeout = d
 	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{jobenv.Spin, &o.Spin}, {jobenv.Yield, &o.Yield}} {
+		if v := os.Getenv(d.name); v != "" {
+			x, err := time.ParseDuration(v)
+			if err != nil || x < 0 {
+				return o, fmt.Errorf("gompi: %s=%q is not a duration", d.name, v)
+			}
+			*d.dst = x
+		}
+	}
+	if v := os.Getenv(jobenv.Progress); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, fmt.Errorf("gompi: %s=%q is not a boolean", jobenv.Progress, v)
+		}
+		o.NoProgress = !on
+	}
 	if v := os.Getenv(jobenv.CMA); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {
