@@ -87,3 +87,39 @@ func BenchmarkBarrier(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCollectiveOverhead: the cost of a collective call that waits for
+// no one (one rank): argument checks, algorithm choice, the algorithm.
+func BenchmarkCollectiveOverhead(b *testing.B) {
+	for _, alg := range []string{"", "shm", "dissemination"} {
+		name := alg
+		if name == "" {
+			name = "default"
+		}
+		b.Run("barrier/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			var opts []gompi.CollOption
+			if alg != "" {
+				opts = append(opts, gompi.WithAlgorithm(alg))
+			}
+			gompi.Run(1, func(c *gompi.Comm) error {
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					c.Barrier(opts...)
+				}
+				return nil
+			})
+		})
+	}
+	b.Run("allreduce-8B/default", func(b *testing.B) {
+		b.ReportAllocs()
+		gompi.Run(1, func(c *gompi.Comm) error {
+			in, out := []float64{1}, []float64{0}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				gompi.Allreduce(c, in, out, gompi.Sum[float64]())
+			}
+			return nil
+		})
+	})
+}

@@ -87,7 +87,14 @@ func (cc *collConfig) copyTo(d *collConfig) { d.m.Store(cc.m.Load()) }
 type collComm struct {
 	c           *Comm
 	base        int
-	nonblocking bool // a nonblocking call: the shared-memory algorithms stay out
+	nonblocking bool      // a nonblocking call: the shared-memory algorithms stay out
+	args        coll.Args // the call's arguments, kept here so that they need no allocation
+}
+
+// with stores the call's arguments in the adapter and returns them.
+func (x *collComm) with(a coll.Args) *coll.Args {
+	x.args = a
+	return &x.args
 }
 
 func (c *Comm) newCollComm() *collComm { return &collComm{c: c, base: c.c.CollTagBase()} }
@@ -192,26 +199,28 @@ func (c *Comm) icollective(r Routine, root, n int, f func(x *collComm) error) (*
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier(opts ...CollOption) error {
-	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return coll.Barrier(x, opts...) })
+	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return coll.Call(x, coll.OpBarrier, x.with(coll.Args{}), opts...) })
 }
 
 // Bcast copies buf of rank root into buf of every rank (same length everywhere).
 func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
-	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error { return coll.Bcast(x, buf, root, opts...) })
+	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error {
+		return coll.Call(x, coll.OpBcast, x.with(coll.Args{Recv: buf, Root: root}), opts...)
+	})
 }
 
 // Reduce combines the send vectors of all ranks with op, in rank order, into
 // recv at root (recv is ignored elsewhere). In place at root: send nil.
 func (c *Comm) Reduce(send, recv []byte, op Op, root int, opts ...CollOption) error {
 	return c.collective(RoutineReduce, root, len(recv), func(x *collComm) error {
-		return coll.Reduce(x, send, recv, op, root, opts...)
+		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: send, Recv: recv, Op: op, Root: root}), opts...)
 	})
 }
 
 // Allreduce is Reduce with the result on every rank. In place: send nil.
 func (c *Comm) Allreduce(send, recv []byte, op Op, opts ...CollOption) error {
 	return c.collective(RoutineAllreduce, -1, len(recv), func(x *collComm) error {
-		return coll.Allreduce(x, send, recv, op, opts...)
+		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
 	})
 }
 
@@ -219,14 +228,14 @@ func (c *Comm) Allreduce(send, recv []byte, op Op, opts ...CollOption) error {
 // i*len(send). In place at root: send nil.
 func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineGather, root, len(send), func(x *collComm) error {
-		return coll.Gather(x, send, recv, root, opts...)
+		return coll.Call(x, coll.OpGather, x.with(coll.Args{Send: send, Recv: recv, Root: root}), opts...)
 	})
 }
 
 // Gatherv is Gather with per-rank byte counts and displacements (read at root).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
 	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
-		return coll.Gatherv(x, send, recv, counts, displs, root, opts...)
+		return coll.Call(x, coll.OpGatherv, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts...)
 	})
 }
 
@@ -234,28 +243,28 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts .
 // place at root: recv nil.
 func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
-		return coll.Scatter(x, send, recv, root, opts...)
+		return coll.Call(x, coll.OpScatter, x.with(coll.Args{Send: send, Recv: recv, Root: root}), opts...)
 	})
 }
 
 // Scatterv is Scatter with per-rank byte counts and displacements (read at root).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
-		return coll.Scatterv(x, send, counts, displs, recv, root, opts...)
+		return coll.Call(x, coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: recv, Root: root}), opts...)
 	})
 }
 
 // Allgather is Gather with the result on every rank. In place: send nil.
 func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAllgather, -1, len(send), func(x *collComm) error {
-		return coll.Allgather(x, send, recv, opts...)
+		return coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv}), opts...)
 	})
 }
 
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
 	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
-		return coll.Allgatherv(x, send, recv, counts, displs, opts...)
+		return coll.Call(x, coll.OpAllgatherv, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts...)
 	})
 }
 
@@ -263,14 +272,14 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollO
 // recv. In place: send nil.
 func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAlltoall, -1, len(recv), func(x *collComm) error {
-		return coll.Alltoall(x, send, recv, opts...)
+		return coll.Call(x, coll.OpAlltoall, x.with(coll.Args{Send: send, Recv: recv}), opts...)
 	})
 }
 
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
-		return coll.Alltoallv(x, send, scounts, sdispls, recv, rcounts, rdispls, opts...)
+		return coll.Call(x, coll.OpAlltoallv, x.with(coll.Args{Send: send, SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
 	})
 }
 
@@ -278,7 +287,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // counts and displacements (MPI_Alltoallw over a runtime without datatypes).
 func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
-		return coll.Alltoallw(x, send, scounts, sdispls, recv, rcounts, rdispls, opts...)
+		return coll.Call(x, coll.OpAlltoallw, x.with(coll.Args{Send: send, SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
 	})
 }
 
@@ -286,21 +295,21 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // the result, in recv. In place: send nil.
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op Op, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
-		return coll.ReduceScatter(x, send, recv, counts, op, opts...)
+		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: op}), opts...)
 	})
 }
 
 // ReduceScatterBlock is ReduceScatter with equal parts of len(recv) bytes.
 func (c *Comm) ReduceScatterBlock(send, recv []byte, op Op, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatterBlock, -1, len(recv), func(x *collComm) error {
-		return coll.ReduceScatterBlock(x, send, recv, op, opts...)
+		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
 	})
 }
 
 // Scan sets recv on rank r to the reduction of ranks 0..r. In place: send nil.
 func (c *Comm) Scan(send, recv []byte, op Op, opts ...CollOption) error {
 	return c.collective(RoutineScan, -1, len(recv), func(x *collComm) error {
-		return coll.Scan(x, send, recv, op, opts...)
+		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
 	})
 }
 
@@ -308,6 +317,6 @@ func (c *Comm) Scan(send, recv []byte, op Op, opts ...CollOption) error {
 // send nil.
 func (c *Comm) Exscan(send, recv []byte, op Op, opts ...CollOption) error {
 	return c.collective(RoutineExscan, -1, len(recv), func(x *collComm) error {
-		return coll.Exscan(x, send, recv, op, opts...)
+		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
 	})
 }

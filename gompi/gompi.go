@@ -45,8 +45,10 @@ package gompi
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
@@ -93,7 +95,27 @@ func Init() error {
 	r := &rank{proc: p}
 	r.world = newComm(r, p.World())
 	global.r, global.job = r, job
+	if path := os.Getenv(jobenv.CPUProfile); path != "" {
+		if err := startProfile(fmt.Sprintf("%s.%d", path, p.Rank())); err != nil {
+			return base.New("Init", base.ErrArg, err.Error(), "unset "+jobenv.CPUProfile+" or give a writable path")
+		}
+	}
 	emitInit(r.world)
+	return nil
+}
+
+var profile *os.File
+
+func startProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	profile = f
 	return nil
 }
 
@@ -117,6 +139,11 @@ func Finalize() error {
 		return nil
 	}
 	emitFinalize(r.world)
+	if profile != nil {
+		pprof.StopCPUProfile()
+		profile.Close()
+		profile = nil
+	}
 	_, err := r.bsend.detach(r.world)
 	r.proc.Close()
 	return err

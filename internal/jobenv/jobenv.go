@@ -41,6 +41,9 @@ const (
 	// before it sleeps (Go durations).
 	Spin  = "GOMPI_SPIN"
 	Yield = "GOMPI_YIELD"
+	// CPUProfile, when set, makes every rank write a Go CPU profile from Init
+	// to Finalize to this path with ".RANK" appended.
+	CPUProfile = "GOMPI_CPUPROFILE"
 )
 
 // Job is what a rank learns of its job at Init.
