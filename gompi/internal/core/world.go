@@ -144,7 +144,6 @@ func RunLocal(ctx context.Context, n int, fn func(p *Proc) error) error {
 	if err != nil {
 		return err
 	}
-	defer seg.Close()
 	opts.InProcess = true
 	opts.Oversubscribed = n > max(2, runtimeProcs())
 	opts.Cancelled = func() error {
@@ -157,8 +156,25 @@ func RunLocal(ctx context.Context, n int, fn func(p *Proc) error) error {
 			return base.New("Run", base.ErrAborted, "the run's context was cancelled", "")
 		}
 	}
-	stop := context.AfterFunc(ctx, seg.WakeAll)
-	defer stop()
+	// When ctx ends, wake every rank so that its waits see it. The wake-up
+	// may be running when the ranks are done: the segment is unmapped only
+	// once it is over (stop does not wait for a callback already started).
+	var wakeMu sync.Mutex
+	unmapped := false
+	stop := context.AfterFunc(ctx, func() {
+		wakeMu.Lock()
+		defer wakeMu.Unlock()
+		if !unmapped {
+			seg.WakeAll()
+		}
+	})
+	defer func() {
+		stop()
+		wakeMu.Lock()
+		unmapped = true
+		seg.Close()
+		wakeMu.Unlock()
+	}()
 
 	locals := make([]int32, n)
 	for i := range locals {
