@@ -59,6 +59,20 @@ type Config struct {
 	// Grace is how long a failing job's ranks get between SIGTERM and
 	// SIGKILL.
 	Grace time.Duration
+
+	// Transport is "tcp" to make the ranks talk over TCP even on one host
+	// (GOMPI_TRANSPORT); "" or "auto" for shared memory within a host.
+	Transport string
+	// ConnectTimeout bounds each step of connecting: a host's agent to
+	// answer, a rank to publish its address, a connection to be made.
+	ConnectTimeout time.Duration
+
+	// Several hosts (remote.go): Hosts non-empty runs the job through an
+	// agent on each host.
+	Hosts       []Host
+	MapBy       string   // "slot" (default) or "node"
+	LaunchAgent []string // command that runs a command on a host; the host name and the agent command follow
+	AgentPath   string   // golaunch's own path on the hosts; default: this executable
 }
 
 // Result says how the job ended.
@@ -83,6 +97,9 @@ type exit struct {
 // Run runs the job to its end. It returns an error only if the job could not
 // start; how the ranks ended is in the Result.
 func Run(ctx context.Context, cfg Config) (Result, error) {
+	if len(cfg.Hosts) > 0 {
+		return runHosts(ctx, cfg)
+	}
 	if cfg.N <= 0 {
 		return Result{}, fmt.Errorf("-n must be at least 1, not %d", cfg.N)
 	}
@@ -122,49 +139,39 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
+	var files []*os.File
+	var netJob jobenv.Job
+	if cfg.Transport == "tcp" && cfg.N > 1 {
+		// Ranks talk over TCP: they find each other through a rendezvous
+		// store this process keeps, and prove the job secret to it and to
+		// each other.
+		kv, err := startLocalKV(cfg, jobID, host)
+		if err != nil {
+			return Result{}, err
+		}
+		defer kv.close()
+		files = []*os.File{kv.secretFile}
+		netJob = jobenv.Job{Transport: "tcp", KVS: kv.addr, SecretFD: 4, ConnectTimeout: cfg.ConnectTimeout,
+			HostMap: []jobenv.HostRanks{{Name: host, Ranks: local}}}
+	}
+
 	started := 0
 	var startErr error
 	for r := 0; r < cfg.N; r++ {
-		job := jobenv.Job{Rank: r, Size: cfg.N, LocalRank: r, LocalSize: cfg.N, LocalRanks: local,
-			ShmFD: 3, JobID: jobID, Host: host, Oversubscribed: cfg.Oversubscribed}
-		cmd := exec.Command(cfg.Program, cfg.Args...)
-		cmd.Env = append(append(os.Environ(), cfg.Env...), job.Env()...)
-		if cfg.GOMAXPROCS > 0 && !hasVar(cmd.Env, "GOMAXPROCS") {
-			cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(cfg.GOMAXPROCS))
+		job := netJob
+		job.Rank, job.Size, job.LocalRank, job.LocalSize, job.LocalRanks = r, cfg.N, r, cfg.N, local
+		job.ShmFD, job.JobID, job.Host, job.Oversubscribed = 3, jobID, host, cfg.Oversubscribed
+		var stdin *os.File
+		if r == 0 {
+			stdin = cfg.Stdin
 		}
-		cmd.ExtraFiles = []*os.File{segFile}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if r == 0 && cfg.Stdin != nil {
-			cmd.Stdin = cfg.Stdin
-		}
-		var ws []*os.File
-		for _, s := range []struct {
-			dst  io.Writer
-			name string
-			set  func(*os.File)
-		}{{cfg.Stdout, "stdout", func(f *os.File) { cmd.Stdout = f }}, {cfg.Stderr, "stderr", func(f *os.File) { cmd.Stderr = f }}} {
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				startErr = err
-				break
-			}
-			s.set(pw)
-			ws = append(ws, pw)
-			pipes = append(pipes, pr)
-			streams++
-			go func(dst io.Writer, name string) {
-				out.copy(dst, pr, r, name)
-				streamsDone <- struct{}{}
-			}(s.dst, s.name)
-		}
-		if startErr == nil {
-			startErr = startBound(cmd, r, cfg)
-		}
-		for _, w := range ws {
-			w.Close() // the child holds its own copies
-		}
+		var cmd *exec.Cmd
+		var rpipes []*os.File
+		cmd, rpipes, startErr = spawn(&cfg, job, append([]*os.File{segFile}, files...), stdin,
+			[2]io.Writer{cfg.Stdout, cfg.Stderr}, out, streamsDone)
+		pipes = append(pipes, rpipes...)
+		streams += len(rpipes)
 		if startErr != nil {
-			startErr = fmt.Errorf("starting rank %d (%s): %w", r, cfg.Program, startErr)
 			break
 		}
 		started++
@@ -200,13 +207,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		case e := <-exits:
 			left--
 			rp := ranks[e.rank]
-			rp.done = true
-			rp.status, rp.code = describe(e.err)
-			st := seg.State(e.rank)
-			if st == shm.StateRunning || st == shm.StateNone && rp.code != 0 {
-				// Tell the survivors at once; they see ErrPeerLost.
-				seg.SetState(e.rank, shm.StateDead)
-			}
+			st := rp.reap(e.err, seg, e.rank)
 			if stopping {
 				continue
 			}
@@ -277,6 +278,64 @@ func startBound(cmd *exec.Cmd, rank int, cfg Config) error {
 		}
 	}
 	return err
+}
+
+// spawn starts the rank that job describes, with files as its descriptors
+// 3, 4, ...; its stdout and stderr are copied line by line to dst[0] and
+// dst[1] by goroutines that signal done when their stream ends. It returns
+// the read ends of the output pipes, for the caller to close at the end.
+func spawn(cfg *Config, job jobenv.Job, files []*os.File, stdin *os.File, dst [2]io.Writer, out *output, done chan<- struct{}) (*exec.Cmd, []*os.File, error) {
+	r := job.Rank
+	cmd := exec.Command(cfg.Program, cfg.Args...)
+	cmd.Env = append(append(os.Environ(), cfg.Env...), job.Env()...)
+	if cfg.GOMAXPROCS > 0 && !hasVar(cmd.Env, "GOMAXPROCS") {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(cfg.GOMAXPROCS))
+	}
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	var ws, rs []*os.File
+	defer func() {
+		for _, w := range ws {
+			w.Close() // the child holds its own copies
+		}
+	}()
+	for i, name := range []string{"stdout", "stderr"} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, rs, fmt.Errorf("starting rank %d: %w", r, err)
+		}
+		if i == 0 {
+			cmd.Stdout = pw
+		} else {
+			cmd.Stderr = pw
+		}
+		ws = append(ws, pw)
+		rs = append(rs, pr)
+		go func(dst io.Writer, name string) {
+			out.copy(dst, pr, r, name)
+			done <- struct{}{}
+		}(dst[i], name)
+	}
+	if err := startBound(cmd, job.LocalRank, *cfg); err != nil {
+		return nil, rs, fmt.Errorf("starting rank %d (%s): %w", r, cfg.Program, err)
+	}
+	return cmd, rs, nil
+}
+
+// reap records how rp ended, from its Wait error, and returns its state in
+// the segment (local index li); a rank that ended without finalizing is
+// marked dead there, which tells its peers at once: they see ErrPeerLost.
+func (rp *rankProc) reap(err error, seg *shm.Segment, li int) uint32 {
+	rp.done = true
+	rp.status, rp.code = describe(err)
+	st := seg.State(li)
+	if st == shm.StateRunning || st == shm.StateNone && rp.code != 0 {
+		seg.SetState(li, shm.StateDead)
+	}
+	return st
 }
 
 // signalAll sends sig to the process group of every rank still running.

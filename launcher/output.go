@@ -20,10 +20,7 @@ type output struct {
 const maxLine = 64 << 10
 
 func (o *output) copy(dst io.Writer, src io.Reader, rank int, stream string) {
-	var prefix []byte
-	if o.tag {
-		prefix = []byte("[1," + strconv.Itoa(rank) + "]<" + stream + ">:")
-	}
+	prefix := o.prefix(rank, stream)
 	r := bufio.NewReaderSize(src, maxLine)
 	var line []byte
 	for {
@@ -42,4 +39,24 @@ func (o *output) copy(dst io.Writer, src io.Reader, rank int, stream string) {
 			return
 		}
 	}
+}
+
+func (o *output) prefix(rank int, stream string) []byte {
+	if !o.tag {
+		return nil
+	}
+	return []byte("[1," + strconv.Itoa(rank) + "]<" + stream + ">:")
+}
+
+// write writes one whole line of a remote rank (stream 1 stdout, 2 stderr),
+// prefixed as copy does.
+func (o *output) write(dst io.Writer, rank, stream int, line []byte) {
+	name := "stdout"
+	if stream == 2 {
+		name = "stderr"
+	}
+	b := append(o.prefix(rank, name), line...)
+	o.mu.Lock()
+	dst.Write(b)
+	o.mu.Unlock()
 }

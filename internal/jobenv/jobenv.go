@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Environment variables set by golaunch for every rank.
@@ -46,6 +47,32 @@ const (
 	CPUProfile = "GOMPI_CPUPROFILE"
 )
 
+// Environment variables of jobs that use TCP (several hosts, or
+// GOMPI_TRANSPORT=tcp); see net.go.
+const (
+	// Transport chooses how ranks of one host talk: "auto" (or unset):
+	// shared memory within a host, TCP between hosts; "tcp": TCP between
+	// every pair, so that TCP can be measured on one host. Users set it
+	// (golaunch --transport sets it for them).
+	Transport = "GOMPI_TRANSPORT"
+	// KVS is the address (host:port) of the rendezvous key-value store the
+	// ranks publish their listening addresses in.
+	KVS = "GOMPI_KVS"
+	// SecretFD is the inherited descriptor of a memory file holding the job
+	// secret (SecretSize bytes). Every TCP connection of the job proves it
+	// knows the secret before anything else is read (see auth.go).
+	SecretFD = "GOMPI_SECRET_FD"
+	// Hosts is the rank→host map of the whole job: "nameA=0-1;nameB=2-3"
+	// (host names in the order golaunch lists them, ranks as FormatInts).
+	Hosts = "GOMPI_HOSTS"
+	// ConnectTimeout bounds each step of connecting (a Go duration): waiting
+	// for a peer's address, connecting, proving the secret. Default 20s.
+	ConnectTimeout = "GOMPI_CONNECT_TIMEOUT"
+	// TCPNet, when set, is a CIDR (e.g. 10.231.0.0/16): only addresses in it
+	// are published for other hosts to dial.
+	TCPNet = "GOMPI_TCP_NET"
+)
+
 // Job is what a rank learns of its job at Init.
 type Job struct {
 	Rank, Size           int
@@ -55,13 +82,20 @@ type Job struct {
 	JobID                string
 	Host                 string
 	Oversubscribed       bool
+
+	// Set for jobs that use TCP; empty otherwise.
+	Transport      string        // "auto" or "tcp"
+	KVS            string        // rendezvous store address
+	SecretFD       int           // -1 when there is none
+	HostMap        []HostRanks   // nil for a one-host job launched without one
+	ConnectTimeout time.Duration // 0: DefaultConnectTimeout
 }
 
 // FromEnv reads the job description. ok is false when the process was not
 // started by golaunch (GOMPI_RANK unset): it is then a world of one rank.
 func FromEnv() (job Job, ok bool, err error) {
 	if _, set := os.LookupEnv(Rank); !set {
-		return Job{Size: 1, LocalSize: 1, LocalRanks: []int{0}, ShmFD: -1}, false, nil
+		return Job{Size: 1, LocalSize: 1, LocalRanks: []int{0}, ShmFD: -1, SecretFD: -1}, false, nil
 	}
 	geti := func(name string) (int, error) {
 		v, err := strconv.Atoi(os.Getenv(name))
@@ -100,12 +134,15 @@ func FromEnv() (job Job, ok bool, err error) {
 	job.JobID = os.Getenv(JobID)
 	job.Host = os.Getenv(Host)
 	job.Oversubscribed = os.Getenv(Oversubscribed) == "1"
+	if err := job.netFromEnv(); err != nil {
+		return job, true, err
+	}
 	return job, true, nil
 }
 
 // Env returns the variables that describe rank r of a job, for the launcher.
 func (j Job) Env() []string {
-	return []string{
+	return append([]string{
 		Rank + "=" + strconv.Itoa(j.Rank),
 		Size + "=" + strconv.Itoa(j.Size),
 		LocalRank + "=" + strconv.Itoa(j.LocalRank),
@@ -115,7 +152,7 @@ func (j Job) Env() []string {
 		JobID + "=" + j.JobID,
 		Host + "=" + j.Host,
 		Oversubscribed + "=" + boolEnv(j.Oversubscribed),
-	}
+	}, j.netEnv()...)
 }
 
 func boolEnv(b bool) string {

@@ -18,7 +18,6 @@ import (
 	"github.com/gompi/gompi/hwtopo"
 	"github.com/gompi/gompi/launcher"
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 )
 
 const version = "0.1.0"
@@ -28,10 +27,15 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) == 1 && args[0] == "--agent" {
+		// The remote part of a job on several hosts, started by the launch
+		// agent: it speaks golaunch's protocol on stdin and stdout.
+		return launcher.Agent(os.Stdin, os.Stdout, os.Stderr)
+	}
 	fs := pflag.NewFlagSet("golaunch", pflag.ContinueOnError)
 	fs.SetInterspersed(false) // flags after PROGRAM belong to PROGRAM
 	fs.SortFlags = false
-	n := fs.IntP("np", "n", 1, "number of ranks to start (-np is accepted too)")
+	n := fs.IntP("np", "n", 0, "number of ranks to start (-np is accepted too); default 1, or every slot of -H/--hostfile")
 	tag := fs.Bool("tag-output", false, "prefix every output line with [1,RANK]<stdout|stderr>:")
 	var env []string
 	fs.StringArrayVarP(&env, "env", "x", nil, "pass VAR (its value here) or VAR=VALUE to every rank; repeatable")
@@ -39,8 +43,13 @@ func run(args []string) int {
 	bindTo := hwtopo.BindNone
 	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them)")
 	mapBy := hwtopo.MapByCore
-	fs.Var(&mapBy, "map-by", "order in which ranks take cores: core (fill a socket first) or socket (round-robin)")
+	mapByArg := fs.String("map-by", "", "order in which ranks take cores: core (fill a socket first) or socket (round-robin);\nwith several hosts, in which they take hosts: slot (fill each host in turn) or node (round-robin)")
 	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
+	hostList := fs.StringP("host", "H", "", "run on these hosts: HOST[:SLOTS],... (SLOTS default 1)")
+	hostfile := fs.String("hostfile", "", "run on the hosts of this file, Open MPI's format: one \"HOST slots=N\" a line")
+	agent := fs.String("launch-agent", "ssh", "command that runs a command on a host: HOST and the agent's command follow it")
+	transport := fs.String("transport", "", "auto (shared memory within a host, TCP between hosts) or tcp (TCP everywhere); default: $GOMPI_TRANSPORT, else auto")
+	connectTimeout := fs.Duration("connect-timeout", 0, "bound on each step of connecting: an agent answering, a rank checking in, a connection (default 20s)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: golaunch -n N [flags] PROGRAM [args...]
@@ -50,12 +59,19 @@ supervises them: if one fails, the others are stopped and golaunch says which
 rank failed and how. PROGRAM is an executable, a command in PATH, or a Go
 package (./examples/hello) that is built once and then launched.
 
+With -H or --hostfile the ranks run on those hosts: golaunch starts itself
+there (golaunch --agent, through --launch-agent, ssh by default), and ranks
+on different hosts talk over TCP. PROGRAM and golaunch must be at the same
+path on every host.
+
 flags:
 %s
 examples:
   golaunch -n 4 ./examples/hello
   golaunch -np 2 --tag-output ./examples/pingpong --format json
   golaunch -n 2 --bind-to core --report-bindings ./examples/pingpong
+  golaunch -H nodeA:2,nodeB:2 ./examples/ring
+  golaunch -H nsA:2,nsB:2 --launch-agent 'ip netns exec' ./examples/ring
 `, fs.FlagUsages())
 	}
 	if err := fs.Parse(normalizeArgs(args)); err != nil {
@@ -74,8 +90,41 @@ examples:
 		fmt.Fprintln(os.Stderr, "golaunch: no program to run (see golaunch --help)")
 		return 2
 	}
+	hosts, err := launcher.ParseHosts(*hostList, *hostfile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
+		return 2
+	}
+	if !fs.Changed("np") {
+		*n = 1
+		for i, h := range hosts {
+			if i == 0 {
+				*n = 0
+			}
+			*n += h.Slots
+		}
+	}
 	if *n < 1 {
 		fmt.Fprintf(os.Stderr, "golaunch: -n must be at least 1, not %d\n", *n)
+		return 2
+	}
+	hostMap := "slot"
+	switch *mapByArg {
+	case "", "slot", "node":
+		if *mapByArg != "" {
+			hostMap = *mapByArg
+		}
+	default:
+		if err := mapBy.Set(*mapByArg); err != nil {
+			fmt.Fprintf(os.Stderr, "golaunch: --map-by %q: want core, socket, slot or node\n", *mapByArg)
+			return 2
+		}
+	}
+	if *transport == "" {
+		*transport = os.Getenv("GOMPI_TRANSPORT")
+	}
+	if *transport != "" && *transport != "auto" && *transport != "tcp" {
+		fmt.Fprintf(os.Stderr, "golaunch: --transport %q: want auto or tcp\n", *transport)
 		return 2
 	}
 	extra, err := envFlags(env)
@@ -87,6 +136,9 @@ examples:
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "golaunch: reading the machine's topology: %v\n", err)
 		return 1
+	}
+	if len(hosts) > 0 && bindTo != hwtopo.BindNone {
+		fmt.Fprintln(os.Stderr, "golaunch: warning: --bind-to applies to ranks on this host only; ranks started through agents are not bound")
 	}
 	plan, err := topo.Plan(*n, mapBy, bindTo)
 	if err != nil {
@@ -109,10 +161,17 @@ examples:
 	cfg := launcher.Config{
 		N: *n, Program: prog.Path, Args: rest[1:], Env: extra,
 		TagOutput: *tag, Timeout: *timeout,
-		Oversubscribed: *n > usableCPUs(),
-		GOMAXPROCS:     max(1, usableCPUs() / *n),
+		Oversubscribed: *n > launcher.UsableCPUs(),
+		GOMAXPROCS:     max(1, launcher.UsableCPUs() / *n),
 		Bind:           bindFunc(plan),
 		Stdin:          os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Log: os.Stderr,
+		Transport: *transport, ConnectTimeout: *connectTimeout,
+		Hosts: hosts, MapBy: hostMap, LaunchAgent: strings.Fields(*agent),
+	}
+	for _, kv := range extra {
+		if v, ok := strings.CutPrefix(kv, "GOMPI_TRANSPORT="); ok && !fs.Changed("transport") {
+			cfg.Transport = v
+		}
 	}
 	res, err := launcher.Run(context.Background(), cfg)
 	if err != nil && res.Failure == "" {
@@ -125,7 +184,9 @@ examples:
 // normalizeArgs rewrites mpirun's single-dash -np into --np, up to PROGRAM.
 func normalizeArgs(args []string) []string {
 	out := append([]string(nil), args...)
-	takesValue := map[string]bool{"-n": true, "--np": true, "-x": true, "--env": true, "--timeout": true, "-np": true}
+	takesValue := map[string]bool{"-n": true, "--np": true, "-x": true, "--env": true, "--timeout": true, "-np": true,
+		"-H": true, "--host": true, "--hostfile": true, "--map-by": true, "--launch-agent": true, "--transport": true,
+		"--connect-timeout": true, "--bind-to": true}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		switch {
@@ -162,15 +223,6 @@ func envFlags(xs []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// usableCPUs counts the CPUs this process may run on.
-func usableCPUs() int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err == nil && set.Count() > 0 {
-		return set.Count()
-	}
-	return runtime.NumCPU()
 }
 
 // bindFunc binds the calling thread by the plan; nil when nothing is bound.

@@ -31,7 +31,13 @@ func statusKB(name string) int64 {
 func main() {
 	mode := pflag.String("mode", "", "what to do")
 	arg := pflag.Int("arg", 0, "a number the mode uses")
+	pflag.StringVar(&path, "path", "", "a file the mode uses")
+	noInit := pflag.Int("no-init", -1, "this rank never calls Init (it sleeps instead)")
 	pflag.Parse()
+	if os.Getenv("GOMPI_RANK") == strconv.Itoa(*noInit) {
+		fmt.Printf("pid=%d rank=%d (not calling Init)\n", os.Getpid(), *noInit)
+		time.Sleep(time.Hour)
+	}
 	if err := gompi.Init(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -46,7 +52,37 @@ func main() {
 	gompi.Finalize()
 }
 
+var path string
+
 var modes = map[string]func(c *gompi.Comm, arg int) error{
+	// hosts: print how this rank reaches every other and where it runs, then
+	// pass a small and a large message round the ring.
+	"hosts": func(c *gompi.Comm, _ int) error {
+		var b strings.Builder
+		for r := 0; r < c.Size(); r++ {
+			fmt.Fprintf(&b, " %d=%s@%s", r, c.Transport(r), c.HostOf(r))
+		}
+		fmt.Printf("rank %d on %s:%s\n", c.Rank(), gompi.Host(), b.String())
+		return ringCheck(c)
+	},
+	// gate: report ready, wait until the file --path exists, then run the
+	// ring check.
+	"gate": func(c *gompi.Comm, _ int) error {
+		fmt.Println("ready")
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(path); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return errors.New("gate: the file never appeared")
+			}
+		}
+		if err := ringCheck(c); err != nil {
+			return err
+		}
+		fmt.Println("gate passed")
+		return nil
+	},
 	// forever: pass messages round a ring until killed.
 	"forever": func(c *gompi.Comm, _ int) error {
 		n, me := c.Size(), c.Rank()
@@ -197,4 +233,39 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		}
 		return err
 	},
+}
+
+// ringCheck sends messages of several sizes (eager and rendezvous on every
+// transport) round the ring and checks what comes back.
+func ringCheck(c *gompi.Comm) error {
+	n, me := c.Size(), c.Rank()
+	next, prev := (me+1)%n, (me-1+n)%n
+	for _, size := range []int{0, 1, 4000, 70000, 3 << 20} {
+		out := make([]byte, size)
+		for i := range out {
+			out[i] = byte(i*7 + me)
+		}
+		in := make([]byte, size)
+		req, err := c.Isend(out, next, size%1000)
+		if err != nil {
+			return err
+		}
+		st, err := c.Recv(in, prev, size%1000)
+		if err != nil {
+			return err
+		}
+		if _, err := req.Wait(); err != nil {
+			return err
+		}
+		if st.Count != size {
+			return fmt.Errorf("ring: %d bytes from rank %d, want %d", st.Count, prev, size)
+		}
+		for i := range in {
+			if in[i] != byte(i*7+prev) {
+				return fmt.Errorf("ring: byte %d of %d from rank %d is wrong", i, size, prev)
+			}
+		}
+	}
+	fmt.Printf("rank %d: ring check passed\n", me)
+	return nil
 }

@@ -43,8 +43,9 @@ type Options struct {
 type Proc struct {
 	rank, size int
 	seg        *shm.Segment
-	local      int     // this rank's index in the segment
-	locals     []int32 // world rank → index in the segment, -1 if on another host
+	local      int       // this rank's index in the segment
+	locals     []int32   // world rank → index in the segment, -1 if on another host
+	net        *netState // peers reached over TCP; nil if none
 	opts       Options
 	pol        policy
 
@@ -129,7 +130,7 @@ func (p *Proc) LocalIndex(world int) int { return int(p.locals[world]) }
 func (p *Proc) peerGone(w int32) bool {
 	li := p.locals[w]
 	if li < 0 {
-		return false
+		return p.net != nil && p.net.gone(w)
 	}
 	return p.seg.State(int(li)) >= shm.StateFinalized
 }

@@ -48,6 +48,9 @@ func (p *Proc) isend(r *Request) error {
 		return nil
 	}
 	li := p.locals[r.peer]
+	if li < 0 && p.net != nil {
+		return p.netSend(r)
+	}
 	if li < 0 {
 		return base.New("Send", base.ErrNotSupported, fmt.Sprintf("rank %d runs on another host", r.peer),
 			"this build moves messages within one host only")
@@ -207,9 +210,12 @@ func (p *Proc) drainLocked() {
 	if p.hasStreams.Load() {
 		p.pushStreams()
 	}
+	if p.net != nil {
+		p.net.pollLocked()
+	}
 	if p.woke {
 		p.woke = false
-		p.seg.Ring(p.local)
+		p.ringSelf()
 	}
 }
 
@@ -342,6 +348,10 @@ func (p *Proc) deliverCell(r *Request, off int64, c *shm.Cell) {
 
 // deliverMsg completes the receive r with the unexpected message m.
 func (p *Proc) deliverMsg(r *Request, m *message) {
+	if m.kind >= kindNetEager {
+		p.netDeliverMsg(r, m)
+		return
+	}
 	if m.kind == kindEager {
 		p.finishRecv(r, m.src, m.tag, m.size, m.data)
 		if m.sync {
@@ -495,6 +505,12 @@ func (p *Proc) probe(c *Comm, src, tag int32) (base.Status, bool) {
 }
 
 func (p *Proc) lostErr(op string, r *Request) error {
+	detail := fmt.Sprintf("rank %d has finalized or exited", r.comm.commRank(r.peer))
+	if p.net != nil && r.peer >= 0 && p.locals[r.peer] < 0 {
+		if d := p.net.lostDetail(r.peer); d != "" {
+			detail = d
+		}
+	}
 	return &base.Error{Op: op, Rank: r.comm.rank, Peer: r.comm.commRank(r.peer), Tag: int(r.tag), Err: base.ErrPeerLost,
-		Detail: fmt.Sprintf("rank %d has finalized or exited", r.comm.commRank(r.peer)), Hint: base.HintPeerLost}
+		Detail: detail, Hint: base.HintPeerLost}
 }

@@ -75,7 +75,7 @@ func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 		}
 		return now.Sub(b.last) > p.pol.nap
 	}
-	p.seg.Sleep(p.local, p.pol.nap, ready)
+	p.sleep(p.pol.nap, ready)
 	return true
 }
 
@@ -112,7 +112,7 @@ func (p *Proc) enterWait() {
 	if p.waiters.Add(1) == 1 && p.progSleeping.Load() {
 		// Wake the background goroutine so that it stops listening on the
 		// doorbell: while it sleeps there, every peer rings per message.
-		p.seg.Ring(p.local)
+		p.ringSelf()
 	}
 }
 
@@ -138,7 +138,7 @@ func (p *Proc) started(r *Request) {
 // poll drains the queue if there is something to drain and nobody else is
 // draining it.
 func (p *Proc) poll() {
-	if (p.seg.HeadReady(p.local) || p.boxesReady() || p.hasStreams.Load()) && p.mu.TryLock() {
+	if (p.seg.HeadReady(p.local) || p.boxesReady() || p.hasStreams.Load() || p.net != nil) && p.mu.TryLock() {
 		p.drainLocked()
 		p.mu.Unlock()
 	}
@@ -330,7 +330,7 @@ func (p *Proc) progressLoop() {
 				break
 			}
 			p.progSleeping.Store(true)
-			p.seg.Sleep(p.local, 10*time.Millisecond, func() bool {
+			p.sleep(10*time.Millisecond, func() bool {
 				return p.hasInput() || p.waiters.Load() != 0 || p.pending.Load() == 0 || p.hasStreams.Load()
 			})
 			p.progSleeping.Store(false)

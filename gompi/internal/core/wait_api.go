@@ -74,7 +74,7 @@ func (r *Request) Start() error {
 // pollAlways drains the queue once, waiting for the lock if another thread
 // holds it (Test must make progress, not just look).
 func (p *Proc) pollAlways() {
-	if p.seg.HeadReady(p.local) || p.boxesReady() || p.hasStreams.Load() {
+	if p.seg.HeadReady(p.local) || p.boxesReady() || p.hasStreams.Load() || p.net != nil {
 		p.mu.Lock()
 		p.drainLocked()
 		p.mu.Unlock()

@@ -93,16 +93,34 @@ func Init() (*Proc, jobenv.Job, error) {
 		locals[i] = -1
 	}
 	for li, w := range job.LocalRanks {
-		locals[w] = int32(li)
+		if job.Transport != "tcp" || w == job.Rank {
+			locals[w] = int32(li)
+		}
 	}
 	p := newProc(job.Rank, job.Size, seg, job.LocalRank, locals, opts)
 	seg.SetPID(job.LocalRank, os.Getpid())
 	seg.SetState(job.LocalRank, shm.StateRunning)
+	if job.NeedsTCP() {
+		var peers []int
+		for w, li := range locals {
+			if li < 0 {
+				peers = append(peers, w)
+			}
+		}
+		if p.net, err = netInit(p, &job, peers); err != nil {
+			p.Finalize(shm.StateFinalized)
+			seg.Close()
+			return nil, job, err
+		}
+	}
 	return p, job, nil
 }
 
 // Close ends a process-mode rank: finalize, then unmap the segment.
 func (p *Proc) Close() {
+	if p.net != nil {
+		p.net.close(true)
+	}
 	p.Finalize(shm.StateFinalized)
 	p.seg.Close()
 }

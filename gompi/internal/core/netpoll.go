@@ -1,0 +1,306 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/gompi/internal/base"
+	"golang.org/x/sys/unix"
+)
+
+// netSend starts the send r to a peer reached over TCP. Small messages go
+// eagerly, header and payload in one write; large ones announce themselves
+// (rts) and their payload follows the receiver's clear-to-send, written from
+// the send buffer itself.
+func (p *Proc) netSend(r *Request) error {
+	c := p.net.conns[r.peer]
+	if c == nil || c.state.Load() != connUp {
+		return p.lostErr("Send", r)
+	}
+	n := len(r.buf)
+	f := frame{tag: r.tag, ctx: r.ctx, size: int64(n)}
+	var err error
+	if n <= netEagerMax {
+		f.kind = frameEager
+		if r.mode == ModeSync {
+			f.flags = flagSync
+			f.id = p.register(r)
+		}
+		_, err = c.send(&f, r.buf, nil)
+		if err == nil && r.mode != ModeSync {
+			p.completeOwned(r)
+		}
+	} else {
+		f.kind = frameRTS
+		f.id = p.register(r)
+		_, err = c.send(&f, nil, nil)
+	}
+	if err != nil {
+		p.mu.Lock()
+		p.netBreak(c, err)
+		if r.done.Load() == 0 {
+			delete(p.inflight, r.id)
+			r.err = p.lostErr("Send", r)
+			p.complete(r)
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	if c.outLen.Load() > netOutMax {
+		// The peer is not reading: wait for the queue to drain rather than
+		// grow it without bound.
+		return p.waitUntil(r, func() bool { return c.outLen.Load() <= netOutMax || c.state.Load() != connUp }, nil)
+	}
+	return nil
+}
+
+// pollLocked makes what progress the sockets allow: queued writes, then
+// every frame that has arrived. Caller holds p.mu.
+func (n *netState) pollLocked() {
+	n.ready.Store(false)
+	p := n.p
+	for _, c := range n.list {
+		if c.state.Load() != connUp {
+			continue
+		}
+		if c.hasOut.Load() {
+			c.flush(p)
+		}
+		c.read(p)
+	}
+}
+
+// read consumes what the kernel holds for c. Payloads of matched messages
+// and of rendezvous data go straight from the socket into the receive
+// buffer, except what arrived in the same read as their header.
+func (c *netConn) read(p *Proc) {
+	for c.state.Load() == connUp {
+		if c.inPay {
+			if !c.readPayload(p) {
+				return
+			}
+			continue
+		}
+		if c.rhi-c.rlo >= frameHdrSize {
+			var f frame
+			f.get(c.rbuf[c.rlo:])
+			c.rlo += frameHdrSize
+			p.netFrame(c, &f)
+			continue
+		}
+		if c.rlo > 0 {
+			c.rhi = copy(c.rbuf, c.rbuf[c.rlo:c.rhi])
+			c.rlo = 0
+		}
+		k, ok := c.sysRead(p, c.rbuf[c.rhi:])
+		if !ok {
+			return
+		}
+		c.rhi += k
+	}
+}
+
+// sysRead reads into b; ok is false when nothing more can be read now (or
+// the connection ended, which it records).
+func (c *netConn) sysRead(p *Proc, b []byte) (int, bool) {
+	for {
+		k, err := unix.Read(c.fd, b)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, false
+		case err != nil:
+			p.netBreak(c, err)
+			return 0, false
+		case k == 0:
+			p.netBreak(c, errClosedMidStream)
+			return 0, false
+		}
+		return k, true
+	}
+}
+
+// readPayload moves payload bytes into place; false when the socket has no
+// more for now.
+func (c *netConn) readPayload(p *Proc) bool {
+	if len(c.dst) > 0 {
+		var k int
+		if c.rhi > c.rlo {
+			k = copy(c.dst, c.rbuf[c.rlo:c.rhi])
+			c.rlo += k
+		} else {
+			var ok bool
+			if k, ok = c.sysRead(p, c.dst); !ok {
+				return false
+			}
+		}
+		c.dst = c.dst[k:]
+	} else if c.discard > 0 {
+		if c.rhi == c.rlo {
+			c.rlo = 0
+			k, ok := c.sysRead(p, c.rbuf[:min(int64(len(c.rbuf)), c.discard)])
+			if !ok {
+				return false
+			}
+			c.rhi = k
+		}
+		k := min(int64(c.rhi-c.rlo), c.discard)
+		c.rlo += int(k)
+		c.discard -= k
+	}
+	if len(c.dst) == 0 && c.discard == 0 {
+		c.inPay = false
+		p.netPayloadDone(c)
+	}
+	return true
+}
+
+// expect arranges for the next size payload bytes of c to go to dst (its
+// first len(dst) bytes) and be dropped after that.
+func (c *netConn) expect(dst []byte, size int64, target *Request, m *message) {
+	if int64(len(dst)) > size {
+		dst = dst[:size]
+	}
+	c.dst, c.discard = dst, size-int64(len(dst))
+	c.target, c.msg = target, m
+	c.inPay = true
+}
+
+// netFrame handles one frame header from c. Caller holds p.mu.
+func (p *Proc) netFrame(c *netConn, f *frame) {
+	src := c.peer
+	switch f.kind {
+	case frameEager:
+		c.hdr = *f
+		if r := p.posted.take(f.ctx, src, f.tag); r != nil {
+			p.setStatus(r, src, f.tag, f.size, int(min(f.size, int64(len(r.buf)))))
+			c.expect(r.buf, f.size, r, nil)
+		} else {
+			m := &message{src: src, ctx: f.ctx, tag: f.tag, size: f.size, kind: kindNetEager,
+				sync: f.flags&flagSync != 0, sreq: f.id}
+			m.data = make([]byte, f.size)
+			c.expect(m.data, f.size, nil, m)
+		}
+		if f.size == 0 {
+			c.inPay = false
+			p.netPayloadDone(c)
+		}
+	case frameRTS:
+		if r := p.posted.take(f.ctx, src, f.tag); r != nil {
+			p.netRendezvous(r, src, f.tag, f.size, f.id)
+		} else {
+			p.unexp.push(&message{src: src, ctx: f.ctx, tag: f.tag, size: f.size, kind: kindNetRTS, sreq: f.id})
+		}
+	case frameCTS:
+		r := p.inflight[f.id]
+		delete(p.inflight, f.id)
+		if r == nil {
+			return
+		}
+		r.id = 0
+		n := min(f.size, int64(len(r.buf)))
+		if n == 0 {
+			r.st = base.EmptyStatus
+			p.complete(r)
+			return
+		}
+		d := frame{kind: frameData, size: n, id: f.id2}
+		queued, err := c.send(&d, r.buf[:n], r)
+		if err != nil {
+			p.netBreak(c, err)
+			if r.done.Load() == 0 {
+				r.err = p.lostErr("Send", r)
+				p.complete(r)
+			}
+			return
+		}
+		if !queued {
+			r.st = base.EmptyStatus
+			p.complete(r)
+		}
+	case frameData:
+		c.hdr = *f
+		r := p.inflight[f.id]
+		if r == nil {
+			c.expect(nil, f.size, nil, nil) // a withdrawn receive: drop it
+			return
+		}
+		c.expect(r.buf[r.got:r.size], f.size, r, nil)
+	case frameAck:
+		r := p.inflight[f.id]
+		delete(p.inflight, f.id)
+		if r != nil {
+			r.st = base.EmptyStatus
+			p.complete(r)
+		}
+	case frameBye:
+		p.netBreak(c, nil)
+	default:
+		p.netBreak(c, fmt.Errorf("a frame of unknown kind %d: the stream is corrupt", f.kind))
+	}
+}
+
+// netPayloadDone finishes the frame whose payload has just been read.
+func (p *Proc) netPayloadDone(c *netConn) {
+	r, m := c.target, c.msg
+	c.target, c.msg, c.dst = nil, nil, nil
+	switch {
+	case m != nil:
+		// An unexpected eager message is complete: a receive posted while it
+		// arrived may take it now, else it waits in the unexpected queue.
+		if rr := p.posted.take(m.ctx, m.src, m.tag); rr != nil {
+			p.deliverMsg(rr, m)
+		} else {
+			p.unexp.push(m)
+		}
+	case r != nil && c.hdr.kind == frameData:
+		delete(p.inflight, r.id)
+		p.complete(r)
+	case r != nil:
+		if c.hdr.flags&flagSync != 0 {
+			c.sendCtl(p, &frame{kind: frameAck, id: c.hdr.id})
+		}
+		p.complete(r)
+	}
+}
+
+// netDeliverMsg completes the receive r with m, an unexpected message that
+// came over TCP. Caller holds p.mu.
+func (p *Proc) netDeliverMsg(r *Request, m *message) {
+	if m.kind == kindNetEager {
+		p.finishRecv(r, m.src, m.tag, m.size, m.data)
+		if m.sync {
+			if c := p.net.conns[m.src]; c != nil && c.state.Load() == connUp {
+				c.sendCtl(p, &frame{kind: frameAck, id: m.sreq})
+			}
+		}
+		return
+	}
+	p.netRendezvous(r, m.src, m.tag, m.size, m.sreq)
+}
+
+// netRendezvous answers an rts that r matched: clear to send as many bytes
+// as r's buffer takes, to be read into it as they come.
+func (p *Proc) netRendezvous(r *Request, src, tag int32, size int64, sreq uint64) {
+	n := min(size, int64(len(r.buf)))
+	p.setStatus(r, src, tag, size, int(n))
+	c := p.net.conns[src]
+	if c == nil || c.state.Load() != connUp {
+		if r.err == nil {
+			r.err = p.lostErr("Recv", r)
+		}
+		p.complete(r)
+		return
+	}
+	f := frame{kind: frameCTS, size: n, id: sreq}
+	if n > 0 {
+		r.id = p.newID()
+		r.size, r.got = n, 0
+		p.inflight[r.id] = r
+		f.id2 = r.id
+	}
+	c.sendCtl(p, &f)
+	if n == 0 && r.done.Load() == 0 {
+		p.complete(r)
+	}
+}
