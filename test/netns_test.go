@@ -319,3 +319,18 @@ func TestHostsFailuresNameTheirCause(t *testing.T) {
 		t.Errorf("-n 3 on 2 slots: exit %d\nstderr: %s", r.code, r.stderr)
 	}
 }
+
+func TestHostsConnectionLostMidMessage(t *testing.T) {
+	h := newHostPair(t, "m")
+	r := golaunch(t, "", append(h.hostsArgs(1, 1), filepath.Join(bin, "rankprog"), "--mode", "midreset")...)
+	if r.code != 7 || !strings.Contains(r.stderr, "rank 0") || !strings.Contains(r.stderr, "status 7") {
+		t.Errorf("golaunch: exit %d, want 7 naming rank 0\nstderr: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"rank 1: receive ended: gompi: Recv on rank 1 with peer 0", "peer lost",
+		"rank 0 (host " + h.a + ")", "mid-message"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("rank 1's error lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	assertGone(t, pids(r.stdout))
+}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/gompi"
@@ -64,6 +66,42 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		}
 		fmt.Printf("rank %d on %s:%s\n", c.Rank(), gompi.Host(), b.String())
 		return ringCheck(c)
+	},
+	// midreset: rank 0 starts sending 64 MiB to rank 1 and exits with status
+	// 7 in the middle of it; rank 1 reports how its receive ended. Rank 1
+	// ignores SIGTERM so that it can say so before golaunch stops it.
+	"midreset": func(c *gompi.Comm, _ int) error {
+		const size = 64 << 20
+		switch c.Rank() {
+		case 0:
+			if _, err := c.Recv(nil, 1, 1); err != nil {
+				return err
+			}
+			req, err := c.Isend(make([]byte, size), 1, 2)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < 20; i++ {
+				req.Test()
+				time.Sleep(time.Millisecond)
+			}
+			os.Exit(7)
+		case 1:
+			signal.Ignore(syscall.SIGTERM)
+			req, err := c.Irecv(make([]byte, size), 0, 2)
+			if err != nil {
+				return err
+			}
+			if err := c.Send(nil, 0, 1); err != nil {
+				return err
+			}
+			_, err = req.Wait()
+			fmt.Printf("rank 1: receive ended: %v\n", err)
+			if !errors.Is(err, gompi.ErrPeerLost) {
+				return fmt.Errorf("want ErrPeerLost, got %v", err)
+			}
+		}
+		return nil
 	},
 	// gate: report ready, wait until the file --path exists, then run the
 	// ring check.

@@ -73,6 +73,10 @@ func (n *netState) pollLocked() {
 // and of rendezvous data go straight from the socket into the receive
 // buffer, except what arrived in the same read as their header.
 func (c *netConn) read(p *Proc) {
+	// drained: the last read took less than it could, so the socket was
+	// empty then; frames still buffered are handled without another read
+	// (which would only say EAGAIN, a system call on the message's path).
+	drained := false
 	for c.state.Load() == connUp {
 		if c.inPay {
 			if !c.readPayload(p) {
@@ -87,6 +91,9 @@ func (c *netConn) read(p *Proc) {
 			p.netFrame(c, &f)
 			continue
 		}
+		if drained {
+			return
+		}
 		if c.rlo > 0 {
 			c.rhi = copy(c.rbuf, c.rbuf[c.rlo:c.rhi])
 			c.rlo = 0
@@ -95,6 +102,7 @@ func (c *netConn) read(p *Proc) {
 		if !ok {
 			return
 		}
+		drained = k < len(c.rbuf)-c.rhi
 		c.rhi += k
 	}
 }
