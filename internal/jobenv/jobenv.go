@@ -71,6 +71,9 @@ const (
 	// TCPNet, when set, is a CIDR (e.g. 10.231.0.0/16): only addresses in it
 	// are published for other hosts to dial.
 	TCPNet = "GOMPI_TCP_NET"
+	// TCPChunk caps the bytes of one read or write system call on a TCP
+	// connection (default 524288); a tuning knob for measurements.
+	TCPChunk = "GOMPI_TCP_CHUNK"
 )
 
 // Job is what a rank learns of its job at Init.

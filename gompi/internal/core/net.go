@@ -17,6 +17,7 @@ import (
 	"github.com/gompi/gompi/gompi/internal/base"
 	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/libp2p/go-reuseport"
+	"golang.org/x/sys/unix"
 )
 
 // The TCP transport carries messages to peers that do not share this rank's
@@ -45,6 +46,7 @@ type netState struct {
 	p      *Proc
 	conns  []*netConn // by world rank; nil for peers reached through the segment, and self
 	list   []*netConn
+	pfds   []unix.PollFd // for poll(2), in list's order
 	byFD   map[int]*netConn
 	secret []byte
 	hosts  *jobenv.Job
@@ -208,6 +210,7 @@ wait:
 		}
 		n.conns[w] = c
 		n.list = append(n.list, c)
+		n.pfds = append(n.pfds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLRDHUP})
 		n.byFD[c.fd] = c
 	}
 	n.pure = true

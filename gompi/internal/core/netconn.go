@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/jobenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,6 +50,10 @@ const (
 	netOutMax  = 4 << 20
 	netReadBuf = 128 << 10
 )
+
+// netChunk caps one read or write system call (GOMPI_TCP_CHUNK, bytes;
+// default 512 KiB, about 100 µs of copying): see rawIO.
+var netChunk = envInt(jobenv.TCPChunk, 512<<10)
 
 // Message kinds of unexpected messages that came over TCP (the segment's
 // cell kinds are below 16).
@@ -163,13 +169,14 @@ func (c *netConn) shutdown() {
 // writeNow writes hdr and data with one system call (write for what fits the
 // staging buffer, writev otherwise) and returns how many bytes went.
 func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
+	data = data[:min(len(data), netChunk)]
 	for {
 		var n int
 		var err error
 		if len(hdr)+len(data) <= len(c.wbuf) {
 			k := copy(c.wbuf, hdr)
 			k += copy(c.wbuf[k:], data)
-			n, err = unix.Write(c.fd, c.wbuf[:k])
+			n, err = rawIO(unix.SYS_WRITE, c.fd, unsafe.Pointer(&c.wbuf[0]), k)
 		} else {
 			iov := c.iov[:0]
 			if len(hdr) > 0 {
@@ -182,11 +189,7 @@ func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
 				v.SetLen(len(data))
 				iov = append(iov, v)
 			}
-			r, _, e := unix.Syscall(unix.SYS_WRITEV, uintptr(c.fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
-			n = int(r)
-			if e != 0 {
-				n, err = -1, e
-			}
+			n, err = rawIO(unix.SYS_WRITEV, c.fd, unsafe.Pointer(&iov[0]), len(iov))
 		}
 		switch {
 		case err == unix.EINTR:
@@ -335,3 +338,25 @@ func (p *Proc) netBreak(c *netConn, err error) {
 }
 
 var errClosedMidStream = errors.New("the peer closed the connection without a goodbye (it died or was killed)")
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// rawIO makes a read, write or writev system call on a non-blocking socket
+// without telling the Go scheduler: it cannot block, and a call that copies
+// a large buffer would otherwise outlast the scheduler's 20 µs patience,
+// which then moves this thread's processor to another thread, and the
+// goroutine to yet another when the call returns — a context switch or two
+// per large read or write, measured as a third of the bandwidth lost at
+// 1 MiB. Sizes are capped by netChunk so that a call stays short.
+func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, error) {
+	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(n))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
