@@ -67,11 +67,12 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		fmt.Printf("rank %d on %s:%s\n", c.Rank(), gompi.Host(), b.String())
 		return ringCheck(c)
 	},
-	// midreset: rank 0 starts sending 64 MiB to rank 1 and exits with status
-	// 7 in the middle of it; rank 1 reports how its receive ended. Rank 1
-	// ignores SIGTERM so that it can say so before golaunch stops it.
+	// midreset: rank 0 starts sending 128 MiB to rank 1 and exits with
+	// status 7 a few milliseconds into it (far too soon for all of it to
+	// go); rank 1 reports how its receive ended. Rank 1 ignores SIGTERM so
+	// that it can say so before golaunch stops it.
 	"midreset": func(c *gompi.Comm, _ int) error {
-		const size = 64 << 20
+		const size = 128 << 20
 		switch c.Rank() {
 		case 0:
 			if _, err := c.Recv(nil, 1, 1); err != nil {
@@ -81,7 +82,7 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 			if err != nil {
 				return err
 			}
-			for i := 0; i < 20; i++ {
+			for i := 0; i < 3; i++ {
 				req.Test()
 				time.Sleep(time.Millisecond)
 			}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package core
 
 import (
@@ -57,7 +59,10 @@ type netState struct {
 	// in epoll_wait on the sockets themselves (netpoll_linux.go).
 	pure  bool
 	ready atomic.Bool // the watcher saw a socket become ready since the last poll
-	ev    netEvents   // epoll sets, eventfd, watcher
+	// lastMove is when a poll last found a socket ready (nanotime): while
+	// bytes flow, a waiter yields instead of sleeping (netwait_linux.go).
+	lastMove atomic.Int64
+	ev       netEvents // epoll sets, eventfd, watcher
 
 	closed atomic.Bool
 }

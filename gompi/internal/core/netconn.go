@@ -1,3 +1,5 @@
+//go:build linux
+
 package core
 
 import (
@@ -54,13 +56,6 @@ const (
 // netChunk caps one read or write system call (GOMPI_TCP_CHUNK, bytes;
 // default 512 KiB, about 100 µs of copying): see rawIO.
 var netChunk = envInt(jobenv.TCPChunk, 512<<10)
-
-// Message kinds of unexpected messages that came over TCP (the segment's
-// cell kinds are below 16).
-const (
-	kindNetEager = 16 + iota
-	kindNetRTS
-)
 
 type frame struct {
 	kind  uint8
@@ -135,6 +130,7 @@ type netConn struct {
 
 	// Write side.
 	wmu    sync.Mutex
+	hbuf   [frameHdrSize]byte // the header being written
 	wbuf   []byte
 	iov    [2]unix.Iovec
 	out    []*outItem
@@ -204,16 +200,17 @@ func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
 }
 
 // send writes one frame, or queues what the kernel does not take. A queued
-// payload that is not owned (own false) is copied unless req keeps it
-// alive: data frames reference the sender's buffer until written.
+// payload is copied unless req keeps it alive: data frames reference the
+// sender's buffer until written. Nothing is allocated unless something is
+// queued.
 func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err error) {
-	var h [frameHdrSize]byte
-	f.put(h[:])
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.state.Load() == connBroken {
 		return false, c.why
 	}
+	h := &c.hbuf
+	f.put(h[:])
 	n := 0
 	if len(c.out) == 0 {
 		n, err = c.writeNow(h[:], data)
@@ -224,7 +221,7 @@ func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err er
 			return false, nil
 		}
 	}
-	it := &outItem{hdr: h, req: req}
+	it := &outItem{hdr: *h, req: req}
 	if n >= frameHdrSize {
 		it.hoff = frameHdrSize
 		data = data[n-frameHdrSize:]

@@ -2,6 +2,13 @@ package core
 
 import "time"
 
+// Message kinds of unexpected messages that came over TCP (the segment's
+// cell kinds are below 16).
+const (
+	kindNetEager = 16 + iota
+	kindNetRTS
+)
+
 // ringSelf wakes the threads of this rank that sleep, wherever they sleep.
 func (p *Proc) ringSelf() {
 	p.seg.Ring(p.local)
@@ -33,3 +40,8 @@ func (p *Proc) Transport(w int) string {
 		return "tcp"
 	}
 }
+
+var clockStart = time.Now()
+
+// nanotime is a monotonic clock in nanoseconds.
+func nanotime() int64 { return int64(time.Since(clockStart)) }

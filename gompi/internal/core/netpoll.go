@@ -1,3 +1,5 @@
+//go:build linux
+
 package core
 
 import (
@@ -81,6 +83,7 @@ func (n *netState) pollLocked() {
 	if int(k) <= 0 && e != unix.EINTR {
 		return
 	}
+	n.lastMove.Store(nanotime())
 	for i, c := range n.list {
 		re := n.pfds[i].Revents
 		if re == 0 || c.state.Load() != connUp {

@@ -7,8 +7,13 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gompi/gompi/internal/shm"
 	"golang.org/x/sys/unix"
 )
+
+// netBusy is how recently bytes must have moved for a waiter to keep from
+// sleeping.
+const netBusy = 500 * time.Microsecond
 
 // How a waiting thread learns of TCP traffic.
 //
@@ -102,6 +107,14 @@ func (e *netEvents) watch(n *netState) {
 // own threads poke it, or d passes; ready is checked once the thread counts
 // as a sleeper.
 func (n *netState) sleep(d time.Duration, ready func() bool) {
+	// A large message streams for milliseconds, longer than a waiter spins
+	// before it sleeps; sleeping in the middle of it would stall the stream
+	// (a full socket waits for a reader that sleeps) and pay a wake-up per
+	// socket buffer. So while bytes moved in the last netBusy, only yield.
+	if nanotime()-n.lastMove.Load() < int64(netBusy) {
+		shm.Yield()
+		return
+	}
 	e := &n.ev
 	if e.mixed {
 		n.arm()
