@@ -313,6 +313,12 @@ func TestHostsFailuresNameTheirCause(t *testing.T) {
 		t.Errorf("rank that never checks in: exit %d\nstderr: %s", r.code, r.stderr)
 	}
 	assertGone(t, pids(r.stdout))
+	// Abort on one host stops the job on both, with the code and the rank.
+	r = golaunch(t, "", append(h.hostsArgs(2, 2), filepath.Join(bin, "rankprog"), "--mode", "abort", "--arg", "2")...)
+	if r.code != 5 || !strings.Contains(r.stderr, "rank 2 called Abort(5)") {
+		t.Errorf("abort: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	assertGone(t, pids(r.stdout))
 	// More ranks than slots.
 	r = golaunch(t, "", append(h.hostsArgs(1, 1, "-n", "3"), filepath.Join(bin, "hello"))...)
 	if r.code == 0 || !strings.Contains(r.stderr, "slots") {

@@ -71,16 +71,22 @@ netns)
 	;;
 esac
 
+# retry runs a measurement again if it fails (Open MPI's daemons crash in
+# hwloc now and then on this machine), three tries in all.
+retry() {
+	"$@" || { echo "# $1 failed, again" >&2; "$@"; } || { echo "# $1 failed, again" >&2; "$@"; }
+}
+
 echo "# $mode, $rounds rounds, pingpong $pp_args; $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq 1 "$rounds"); do
 	# Alternate which goes first, so that drift in the machine's load does
 	# not favour one.
 	if [ $((i % 2)) = 1 ]; then
-		run_gompi >"$work/gompi.$i.json"
-		run_ompi >"$work/ompi.$i.json"
+		retry run_gompi >"$work/gompi.$i.json"
+		retry run_ompi >"$work/ompi.$i.json"
 	else
-		run_ompi >"$work/ompi.$i.json"
-		run_gompi >"$work/gompi.$i.json"
+		retry run_ompi >"$work/ompi.$i.json"
+		retry run_gompi >"$work/gompi.$i.json"
 	fi
 	echo "# round $i done" >&2
 done
@@ -104,4 +110,12 @@ for s in sorted(g):
     gl = statistics.median(x[0] for x in g[s]); ol = statistics.median(x[0] for x in o[s])
     gb = statistics.median(x[1] for x in g[s]); ob = statistics.median(x[1] for x in o[s])
     print(f"{s:>9} {gl:>14.2f} {ol:>13.2f} {gl/ol:>8.2f} {gb:>11.1f} {ob:>10.1f} {(gb/ob if ob else 0):>7.2f}")
+print()
+print("spread over rounds (min..max of each round's median):")
+for s in (1, 65536, 1048576, 4194304):
+    if s in g and s in o:
+        print(f"{s:>9}  gompi {min(x[0] for x in g[s]):.2f}..{max(x[0] for x in g[s]):.2f} us, "
+              f"{min(x[1] for x in g[s]):.0f}..{max(x[1] for x in g[s]):.0f} MB/s;  "
+              f"ompi {min(x[0] for x in o[s]):.2f}..{max(x[0] for x in o[s]):.2f} us, "
+              f"{min(x[1] for x in o[s]):.0f}..{max(x[1] for x in o[s]):.0f} MB/s")
 PY

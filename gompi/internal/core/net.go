@@ -384,9 +384,12 @@ func (n *netState) close(bye bool) {
 	if n.ln != nil {
 		n.ln.Close()
 	}
+	// Under the lock, so that no poll is using a descriptor as it closes.
+	p.mu.Lock()
 	for _, c := range n.list {
 		c.shutdown()
 	}
+	p.mu.Unlock()
 }
 
 // netLost is ErrPeerLost for a request whose peer's connection broke.

@@ -156,8 +156,14 @@ func newNetConn(peer int, c *net.TCPConn, host string) (*netConn, error) {
 		rbuf: make([]byte, netReadBuf), wbuf: make([]byte, frameHdrSize+8192)}, nil
 }
 
+// shutdown closes the socket; the connection counts as broken from then on.
+// Caller holds p.mu.
 func (c *netConn) shutdown() {
 	c.wmu.Lock()
+	if c.state.Load() != connBroken {
+		c.why = errors.New("this rank has finalized")
+		c.state.Store(connBroken)
+	}
 	c.file.Close()
 	c.wmu.Unlock()
 }

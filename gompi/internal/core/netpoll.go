@@ -67,6 +67,9 @@ func (p *Proc) netSend(r *Request) error {
 // contention in a profile of the 1-byte ping-pong).
 func (n *netState) pollLocked() {
 	n.ready.Store(false)
+	if n.closed.Load() || len(n.pfds) == 0 {
+		return
+	}
 	p := n.p
 	for i, c := range n.list {
 		ev := int16(unix.POLLIN | unix.POLLRDHUP)
