@@ -30,7 +30,7 @@ func (c *Comm) Go(fn func() error) *Request {
 		r.st = base.EmptyStatus
 		p.complete(r)
 		p.mu.Unlock()
-		p.seg.Ring(p.local)
+		p.ringSelf()
 	}()
 	return r
 }

@@ -153,7 +153,7 @@ func (p *Proc) Finalize(state uint32) {
 		return
 	}
 	close(p.quit)
-	p.seg.Ring(p.local) // the progress goroutine may sleep on the doorbell
+	p.ringSelf() // the progress goroutine may sleep on the doorbell
 	p.bg.Wait()
 	p.seg.SetState(p.local, state)
 }
