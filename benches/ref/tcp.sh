@@ -54,8 +54,9 @@ netns)
 	tc -n "$nsa" qdisc add dev gbench$$a root tbf rate 1gbit burst 128kb latency 10ms
 	tc -n "$nsb" qdisc add dev gbench$$b root tbf rate 1gbit burst 128kb latency 10ms
 	# Open MPI starts its daemons through an rsh agent: this one runs the
-	# command line in the namespace named as the host.
-	printf '#!/bin/sh\nhost=$1; shift\nexec ip netns exec "$host" sh -c "$*"\n' >"$work/nsrsh"
+	# command line in the namespace named as the host, with a session
+	# directory of its own (both "hosts" share /tmp and the host name).
+	printf '#!/bin/sh\nhost=$1; shift\nmkdir -p "%s/tmp-$host"\nOMPI_MCA_orte_tmpdir_base="%s/tmp-$host" exec ip netns exec "$host" sh -c "$*"\n' "$work" "$work" >"$work/nsrsh"
 	chmod +x "$work/nsrsh"
 	run_gompi() {
 		"$work/golaunch" -H "$nsa:1,$nsb:1" --launch-agent 'ip netns exec' "$work/pingpong" --format json $pp_args
