@@ -139,21 +139,7 @@ func TestKilledRankStopsJob(t *testing.T) {
 	}
 	// Wait for every rank to report its pid and readiness.
 	sc := bufio.NewScanner(stdout)
-	var all []int
-	rankPid := map[int]int{}
-	ready := 0
-	lineRe := regexp.MustCompile(`pid=(\d+) rank=(\d+)`)
-	for ready < 4 && sc.Scan() {
-		if m := lineRe.FindStringSubmatch(sc.Text()); m != nil {
-			p, _ := strconv.Atoi(m[1])
-			rk, _ := strconv.Atoi(m[2])
-			rankPid[rk] = p
-			all = append(all, p)
-		}
-		if sc.Text() == "ready" {
-			ready++
-		}
-	}
+	rankPid, all := readyRanks(sc, 4)
 	time.Sleep(100 * time.Millisecond) // mid-run
 	killed := time.Now()
 	syscall.Kill(rankPid[2], syscall.SIGKILL)
@@ -371,4 +357,24 @@ func TestBindToCore(t *testing.T) {
 	if r.code != 0 || (runtime.NumCPU() < 3 && !strings.Contains(r.stderr, "oversubscribed")) {
 		t.Errorf("binding more ranks than cores should warn: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// readyRanks reads a rankprog job's output until n ranks said "ready" and
+// returns the pid of each rank and all pids.
+func readyRanks(sc *bufio.Scanner, n int) (map[int]int, []int) {
+	var all []int
+	rankPid := map[int]int{}
+	lineRe := regexp.MustCompile(`pid=(\d+) rank=(\d+)`)
+	for ready := 0; ready < n && sc.Scan(); {
+		if m := lineRe.FindStringSubmatch(sc.Text()); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			rk, _ := strconv.Atoi(m[2])
+			rankPid[rk] = p
+			all = append(all, p)
+		}
+		if sc.Text() == "ready" {
+			ready++
+		}
+	}
+	return rankPid, all
 }

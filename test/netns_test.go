@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,20 +155,7 @@ func TestHostsKilledRankStopsBothHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
-	rankPid := map[int]int{}
-	var all []int
-	lineRe := regexp.MustCompile(`pid=(\d+) rank=(\d+)`)
-	for ready := 0; ready < 4 && sc.Scan(); {
-		if m := lineRe.FindStringSubmatch(sc.Text()); m != nil {
-			p, _ := strconv.Atoi(m[1])
-			rk, _ := strconv.Atoi(m[2])
-			rankPid[rk] = p
-			all = append(all, p)
-		}
-		if sc.Text() == "ready" {
-			ready++
-		}
-	}
+	rankPid, all := readyRanks(sc, 4)
 	go func() {
 		for sc.Scan() {
 		}
