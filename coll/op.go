@@ -2,6 +2,7 @@ package coll
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 )
 
@@ -18,6 +19,19 @@ type Op struct {
 	// two slices have the same length, a multiple of ElemSize, and do not
 	// overlap; Apply may be given unaligned slices and copes with them.
 	Apply func(in, inout []byte)
+	// Predefined names the MPI operator this Op computes ("sum", "max",
+	// "minloc"...) and ElemKind the kind of its element type, for Ops made by
+	// this package's constructors (Sum, Max, MinLoc...), so that a runtime
+	// over a real MPI library can run the library's own operator. Ops made
+	// by NewOp have neither.
+	Predefined string
+	ElemKind   reflect.Kind
+}
+
+// predefined marks op as MPI's operator name over elements of type T.
+func predefined[T any](name string, op Op) Op {
+	op.Predefined, op.ElemKind = name, reflect.TypeFor[T]().Kind()
+	return op
 }
 
 // combineLow sets acc = acc ∘ hi, where acc holds the contribution of lower
@@ -114,42 +128,42 @@ func bytesOf[T any](s []T, size int) []byte {
 
 // Sum is MPI_SUM.
 func Sum[T Number]() Op {
-	return NewOp("sum", true, func(in, inout []T) {
+	return predefined[T]("sum", NewOp("sum", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = in[i] + inout[i]
 		}
-	})
+	}))
 }
 
 // Prod is MPI_PROD.
 func Prod[T Number]() Op {
-	return NewOp("prod", true, func(in, inout []T) {
+	return predefined[T]("prod", NewOp("prod", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = in[i] * inout[i]
 		}
-	})
+	}))
 }
 
 // Min is MPI_MIN.
 func Min[T Real]() Op {
-	return NewOp("min", true, func(in, inout []T) {
+	return predefined[T]("min", NewOp("min", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = min(in[i], inout[i])
 		}
-	})
+	}))
 }
 
 // Max is MPI_MAX.
 func Max[T Real]() Op {
-	return NewOp("max", true, func(in, inout []T) {
+	return predefined[T]("max", NewOp("max", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = max(in[i], inout[i])
 		}
-	})
+	}))
 }
 
 func truth[T Real](b bool) T {
@@ -161,68 +175,68 @@ func truth[T Real](b bool) T {
 
 // LAnd is MPI_LAND: nonzero is true, the result is 1 or 0.
 func LAnd[T Real]() Op {
-	return NewOp("land", true, func(in, inout []T) {
+	return predefined[T]("land", NewOp("land", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = truth[T](in[i] != 0 && inout[i] != 0)
 		}
-	})
+	}))
 }
 
 // LOr is MPI_LOR: nonzero is true, the result is 1 or 0.
 func LOr[T Real]() Op {
-	return NewOp("lor", true, func(in, inout []T) {
+	return predefined[T]("lor", NewOp("lor", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = truth[T](in[i] != 0 || inout[i] != 0)
 		}
-	})
+	}))
 }
 
 // LXor is MPI_LXOR: nonzero is true, the result is 1 or 0.
 func LXor[T Real]() Op {
-	return NewOp("lxor", true, func(in, inout []T) {
+	return predefined[T]("lxor", NewOp("lxor", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = truth[T]((in[i] != 0) != (inout[i] != 0))
 		}
-	})
+	}))
 }
 
 // BAnd is MPI_BAND.
 func BAnd[T Integer]() Op {
-	return NewOp("band", true, func(in, inout []T) {
+	return predefined[T]("band", NewOp("band", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = in[i] & inout[i]
 		}
-	})
+	}))
 }
 
 // BOr is MPI_BOR.
 func BOr[T Integer]() Op {
-	return NewOp("bor", true, func(in, inout []T) {
+	return predefined[T]("bor", NewOp("bor", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = in[i] | inout[i]
 		}
-	})
+	}))
 }
 
 // BXor is MPI_BXOR.
 func BXor[T Integer]() Op {
-	return NewOp("bxor", true, func(in, inout []T) {
+	return predefined[T]("bxor", NewOp("bxor", true, func(in, inout []T) {
 		in = in[:len(inout)]
 		for i := range inout {
 			inout[i] = in[i] ^ inout[i]
 		}
-	})
+	}))
 }
 
 // MinLoc is MPI_MINLOC: the smallest value and its index; on equal values the
 // lower index wins.
 func MinLoc[T Real]() Op {
-	return NewOp("minloc", true, func(in, inout []ValueIndex[T]) {
+	return predefined[T]("minloc", NewOp("minloc", true, func(in, inout []ValueIndex[T]) {
 		in = in[:len(inout)]
 		for i := range inout {
 			a, b := in[i], inout[i]
@@ -230,13 +244,13 @@ func MinLoc[T Real]() Op {
 				inout[i] = a
 			}
 		}
-	})
+	}))
 }
 
 // MaxLoc is MPI_MAXLOC: the largest value and its index; on equal values the
 // lower index wins.
 func MaxLoc[T Real]() Op {
-	return NewOp("maxloc", true, func(in, inout []ValueIndex[T]) {
+	return predefined[T]("maxloc", NewOp("maxloc", true, func(in, inout []ValueIndex[T]) {
 		in = in[:len(inout)]
 		for i := range inout {
 			a, b := in[i], inout[i]
@@ -244,5 +258,5 @@ func MaxLoc[T Real]() Op {
 				inout[i] = a
 			}
 		}
-	})
+	}))
 }

@@ -150,6 +150,15 @@ func (c *Comm) ibsend(op Routine, name string, buf []byte, dest, tag int, wantRe
 		}
 		s, ok := b.alloc(len(buf))
 		if !ok {
+			// Sends out of the buffer may have completed unseen (under MPI,
+			// only a look at their requests completes them): look, then try
+			// again. Not under b.mu: completing one takes it.
+			b.mu.Unlock()
+			c.r.proc.Progress()
+			b.mu.Lock()
+			s, ok = b.alloc(len(buf))
+		}
+		if !ok {
 			size := len(b.buf)
 			b.mu.Unlock()
 			return c.errf(name, base.ErrBuffer, dest, tag,

@@ -179,8 +179,9 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 
 // icollective starts one nonblocking collective call. Its tags are taken now,
 // so that calls started in the same order on every rank match, however their
-// goroutines are scheduled.
-func (c *Comm) icollective(r Routine, root, n int, f func(x *collComm) error) (*Request, error) {
+// goroutines are scheduled. Under the MPI backend, when the library's own
+// collective is chosen, it is started now (MPI_Ibcast...), in call order.
+func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.Args, opts []CollOption) (*Request, error) {
 	if err := c.valid(r.String()); err != nil {
 		return nil, err
 	}
@@ -188,7 +189,15 @@ func (c *Comm) icollective(r Routine, root, n int, f func(x *collComm) error) (*
 	start := func() error {
 		x := c.newCollComm()
 		x.nonblocking = true
-		req = (*Request)(c.c.Go(func() error { return c.collErr(r, f(x)) }))
+		a := x.with(args)
+		if nativeColl {
+			if name, err := coll.Choose(x, op, a, opts...); err == nil && name == nativeAlgorithm {
+				var err error
+				req, err = x.startNative(op, a)
+				return c.collErr(r, err)
+			}
+		}
+		req = (*Request)(c.c.Go(func() error { return c.collErr(r, coll.Call(x, op, a, opts...)) }))
 		return nil
 	}
 	if b := tracer.Load(); b != nil {

@@ -1,3 +1,5 @@
+//go:build !mpi && !mpich
+
 // Package backend selects what runs below the gompi API: the pure-Go engine
 // by default, or (with build tag mpi) a real MPI library. Both provide the
 // same types with the same methods, so the API package compiles against

@@ -1,0 +1,12 @@
+//go:build mpich
+
+package mpi
+
+// MPICH, found by pkg-config (Debian: libmpich-dev). Build with -tags mpich
+// (it implies mpi).
+
+// #cgo pkg-config: mpich
+import "C"
+
+// Library names the MPI library this build links.
+const Library = "MPICH"

@@ -1,0 +1,359 @@
+//go:build mpi || mpich
+
+package mpi
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/gompi/internal/base"
+)
+
+// MPI's own collectives. The gompi package registers them as the algorithm
+// "mpi" of every operation and puts it first in the selection table, so
+// that a collective runs MPI_Bcast, MPI_Allreduce... unless an algorithm of
+// package coll is named. Arguments arrive validated by coll (lengths,
+// counts, root, whole elements), in bytes.
+
+// which maps coll's operations onto the shim's.
+var which = map[coll.Operation]C.int{
+	coll.OpBarrier: C.GOMPI_BARRIER, coll.OpBcast: C.GOMPI_BCAST, coll.OpReduce: C.GOMPI_REDUCE,
+	coll.OpAllreduce: C.GOMPI_ALLREDUCE, coll.OpGather: C.GOMPI_GATHER, coll.OpGatherv: C.GOMPI_GATHERV,
+	coll.OpScatter: C.GOMPI_SCATTER, coll.OpScatterv: C.GOMPI_SCATTERV, coll.OpAllgather: C.GOMPI_ALLGATHER,
+	coll.OpAllgatherv: C.GOMPI_ALLGATHERV, coll.OpAlltoall: C.GOMPI_ALLTOALL, coll.OpAlltoallv: C.GOMPI_ALLTOALLV,
+	coll.OpAlltoallw: C.GOMPI_ALLTOALLW, coll.OpReduceScatter: C.GOMPI_REDUCE_SCATTER,
+	coll.OpReduceScatterBlock: C.GOMPI_REDUCE_SCATTER_BLOCK, coll.OpScan: C.GOMPI_SCAN, coll.OpExscan: C.GOMPI_EXSCAN,
+}
+
+// MPIName returns the MPI function of op ("MPI_Bcast").
+func MPIName(op coll.Operation) string {
+	s := string(op)
+	return "MPI_" + string(s[0]-'a'+'A') + s[1:]
+}
+
+// collCall is one collective call translated for gompi_coll.
+type collCall struct {
+	op         coll.Operation
+	which      C.int
+	inplace    C.int
+	sbuf, rbuf []byte
+	scount     C.int
+	rcount     C.int
+	arrays     unsafe.Pointer // C memory: scounts, sdispls, rcounts, rdispls, then types
+	scounts    *C.int
+	sdispls    *C.int
+	rcounts    *C.int
+	rdispls    *C.int
+	types      *C.MPI_Datatype
+	dt         C.MPI_Datatype
+	mop        C.MPI_Op
+	root       C.int
+	userType   C.MPI_Datatype // a datatype made for a user operator, freed at the end
+	userKey    uintptr
+	hasUser    bool
+	keep       []byte // Exscan: rank 0's recv, restored at the end
+}
+
+// Coll runs op with MPI's own collective and returns when it is complete.
+func (c *Comm) Coll(op coll.Operation, a *coll.Args) error {
+	k, err := c.prepare(op, a)
+	if err != nil {
+		return err
+	}
+	res := C.gompi_coll(k.which, 0, k.inplace, ptr(k.sbuf), ptr(k.rbuf), k.scount, k.rcount,
+		k.scounts, k.sdispls, k.rcounts, k.rdispls, k.types, k.dt, k.mop, k.root, c.h)
+	k.finish(a)
+	if res.err != 0 {
+		return c.mpiErr(MPIName(op), res.err, -1, -1)
+	}
+	return nil
+}
+
+// StartColl starts op as MPI's own nonblocking collective (MPI_Ibcast...);
+// its buffers are pinned until the request completes.
+func (c *Comm) StartColl(op coll.Operation, a *coll.Args) (*Request, error) {
+	k, err := c.prepare(op, a)
+	if err != nil {
+		return nil, err
+	}
+	r := &Request{p: c.p, comm: c, kind: kindColl, op: "I" + MPIName(op)[4:], peer: -1, tag: -1}
+	r.pinBuf(k.sbuf)
+	r.pinBuf(k.rbuf)
+	res := C.gompi_coll(k.which, 1, k.inplace, ptr(k.sbuf), ptr(k.rbuf), k.scount, k.rcount,
+		k.scounts, k.sdispls, k.rcounts, k.rdispls, k.types, k.dt, k.mop, k.root, c.h)
+	if res.err != 0 {
+		r.pin.Unpin()
+		k.finish(a)
+		return nil, c.mpiErr(r.op, res.err, -1, -1)
+	}
+	r.h = res.req
+	r.fin = func() { k.finish(a) }
+	c.p.track(r)
+	return r, nil
+}
+
+// finish frees what the call made and restores what MPI may have touched.
+func (k *collCall) finish(a *coll.Args) {
+	if k.arrays != nil {
+		C.free(k.arrays)
+		k.arrays = nil
+	}
+	if k.hasUser {
+		forgetUserOp(k.userKey)
+		C.gompi_type_free(&k.userType)
+		k.hasUser = false
+	}
+	if k.keep != nil {
+		copy(a.Recv, k.keep) // MPI leaves rank 0's Exscan result undefined; gompi leaves recv as it was
+	}
+}
+
+// count converts a byte length into a count of units.
+func (c *Comm) count(op coll.Operation, n, unit int) (C.int, error) {
+	if n/unit > maxCount {
+		return 0, c.tooLarge(MPIName(op), n, -1, -1)
+	}
+	return C.int(n / unit), nil
+}
+
+// prepare translates a call into gompi_coll's arguments.
+func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
+	w, ok := which[op]
+	if !ok {
+		return nil, base.New(string(op), base.ErrNotSupported, "no MPI collective for "+string(op), "")
+	}
+	k := &collCall{op: op, which: w, dt: byteType, root: C.int(a.Root)}
+	n, me := c.size, c.rank
+	isRoot := me == a.Root
+	var err error
+	bytesOf := func(x int) (C.int, error) { return c.count(op, x, 1) }
+	switch op {
+	case coll.OpBarrier:
+	case coll.OpBcast:
+		k.rbuf = a.Recv
+		k.rcount, err = bytesOf(len(a.Recv))
+	case coll.OpReduce, coll.OpAllreduce, coll.OpScan, coll.OpExscan, coll.OpReduceScatterBlock:
+		unit, err2 := k.setOp(a.Op)
+		if err2 != nil {
+			return nil, err2
+		}
+		k.sbuf, k.rbuf = a.Send, a.Recv
+		vec := a.Send
+		if a.Send == nil {
+			k.inplace, vec = C.GOMPI_INPLACE_SEND, a.Recv
+		}
+		switch {
+		case op == coll.OpReduce && !isRoot:
+			k.rbuf = nil // recv is significant at the root only
+		case op == coll.OpReduceScatterBlock:
+			vec = a.Recv // the count is one block
+			if a.Send == nil {
+				vec = a.Recv[:len(a.Recv)/n]
+			}
+		case op == coll.OpExscan && me == 0:
+			k.keep = append([]byte(nil), a.Recv...)
+		}
+		k.rcount, err = c.count(op, len(vec), unit)
+	case coll.OpReduceScatter:
+		unit, err2 := k.setOp(a.Op)
+		if err2 != nil {
+			return nil, err2
+		}
+		k.sbuf, k.rbuf = a.Send, a.Recv
+		if a.Send == nil {
+			k.inplace = C.GOMPI_INPLACE_SEND
+		}
+		k.alloc(n, false)
+		if err = k.fill(c, k.rcounts, a.RecvCounts, unit); err != nil {
+			k.finish(a)
+			return nil, err
+		}
+	case coll.OpGather, coll.OpAllgather:
+		block := len(a.Send)
+		if a.Send == nil && (isRoot || op == coll.OpAllgather) {
+			k.inplace, block = C.GOMPI_INPLACE_SEND, len(a.Recv)/n
+		}
+		k.sbuf = a.Send
+		if isRoot || op == coll.OpAllgather {
+			k.rbuf = a.Recv
+		}
+		k.scount, err = bytesOf(block)
+		k.rcount = k.scount
+	case coll.OpScatter:
+		block := len(a.Recv)
+		if a.Recv == nil && isRoot {
+			k.inplace, block = C.GOMPI_INPLACE_RECV, len(a.Send)/n
+		}
+		if isRoot {
+			k.sbuf = a.Send
+		}
+		k.rbuf = a.Recv
+		k.scount, err = bytesOf(block)
+		k.rcount = k.scount
+	case coll.OpGatherv, coll.OpAllgatherv:
+		k.sbuf = a.Send
+		if a.Send == nil && (isRoot || op == coll.OpAllgatherv) {
+			k.inplace = C.GOMPI_INPLACE_SEND
+		}
+		k.scount, err = bytesOf(len(a.Send))
+		if isRoot || op == coll.OpAllgatherv {
+			k.rbuf = a.Recv
+			k.alloc(n, false)
+			if err == nil {
+				err = k.layout(c, k.rcounts, k.rdispls, a.RecvCounts, a.RecvDispls)
+			}
+		}
+	case coll.OpScatterv:
+		k.rbuf = a.Recv
+		if a.Recv == nil && isRoot {
+			k.inplace = C.GOMPI_INPLACE_RECV
+		}
+		k.rcount, err = bytesOf(len(a.Recv))
+		if isRoot {
+			k.sbuf = a.Send
+			k.alloc(n, false)
+			if err == nil {
+				err = k.layout(c, k.scounts, k.sdispls, a.SendCounts, a.SendDispls)
+			}
+		}
+	case coll.OpAlltoall:
+		k.sbuf, k.rbuf = a.Send, a.Recv
+		if a.Send == nil {
+			k.inplace = C.GOMPI_INPLACE_SEND
+		}
+		k.scount, err = bytesOf(len(a.Recv) / n)
+		k.rcount = k.scount
+	case coll.OpAlltoallv, coll.OpAlltoallw:
+		k.sbuf, k.rbuf = a.Send, a.Recv
+		k.alloc(n, op == coll.OpAlltoallw)
+		if a.Send == nil {
+			k.inplace = C.GOMPI_INPLACE_SEND
+		} else {
+			err = k.layout(c, k.scounts, k.sdispls, a.SendCounts, a.SendDispls)
+		}
+		if err == nil {
+			err = k.layout(c, k.rcounts, k.rdispls, a.RecvCounts, a.RecvDispls)
+		}
+	}
+	if err != nil {
+		k.finish(a)
+		return nil, err
+	}
+	return k, nil
+}
+
+// alloc makes the C arrays of counts and displacements (and, for
+// Alltoallw, of datatypes, all MPI_BYTE): MPI reads them until a
+// nonblocking collective completes, so they live in C memory.
+func (k *collCall) alloc(n int, types bool) {
+	size := 4 * n * C.sizeof_int
+	if types {
+		size += n * C.sizeof_MPI_Datatype
+	}
+	k.arrays = C.malloc(C.size_t(max(size, 1)))
+	ints := unsafe.Slice((*C.int)(k.arrays), 4*n)
+	if n > 0 {
+		k.scounts, k.sdispls, k.rcounts, k.rdispls = &ints[0], &ints[n], &ints[2*n], &ints[3*n]
+	}
+	if types {
+		ts := unsafe.Slice((*C.MPI_Datatype)(unsafe.Add(k.arrays, 4*n*C.sizeof_int)), n)
+		for i := range ts {
+			ts[i] = byteType
+		}
+		if n > 0 {
+			k.types = &ts[0]
+		}
+	}
+}
+
+// layout fills the C arrays of a block layout given in bytes.
+func (k *collCall) layout(c *Comm, counts, displs *C.int, xs, ds []int) error {
+	if err := k.fill(c, counts, xs, 1); err != nil {
+		return err
+	}
+	return k.fill(c, displs, ds, 1)
+}
+
+// fill copies xs, in bytes, into the C array at dst as counts of units.
+func (k *collCall) fill(c *Comm, dst *C.int, xs []int, unit int) error {
+	d := unsafe.Slice(dst, len(xs))
+	for i, x := range xs {
+		v, err := c.count(k.op, x, unit)
+		if err != nil {
+			return err
+		}
+		d[i] = v
+	}
+	return nil
+}
+
+// Handles of MPI's datatypes and operators, read once.
+var (
+	byteType  = C.gompi_type_byte()
+	kindTypes = map[reflect.Kind]C.MPI_Datatype{}
+	mpiOps    = map[string]C.MPI_Op{}
+)
+
+// opNames are the predefined operators in the shim's order (gompi_op).
+var opNames = []string{"sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor"}
+
+func init() {
+	// The shim's element kinds (gompi_type), in reflect.Kind order; int,
+	// uint and uintptr are 64-bit on the platforms Go and MPI share here.
+	for i, k := range []reflect.Kind{reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128} {
+		kindTypes[k] = C.gompi_type(C.int(i + 1))
+	}
+	if unsafe.Sizeof(int(0)) == 8 {
+		kindTypes[reflect.Int], kindTypes[reflect.Uint], kindTypes[reflect.Uintptr] =
+			kindTypes[reflect.Int64], kindTypes[reflect.Uint64], kindTypes[reflect.Uint64]
+	}
+	for i, name := range opNames {
+		mpiOps[name] = C.gompi_op(C.int(i))
+	}
+}
+
+// allows says whether MPI defines predefined operator name on kind.
+func allows(name string, kind reflect.Kind) bool {
+	switch kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true // every predefined operator but the *loc ones takes integers
+	case reflect.Float32, reflect.Float64:
+		return name == "sum" || name == "prod" || name == "min" || name == "max"
+	case reflect.Complex64, reflect.Complex128:
+		return name == "sum" || name == "prod"
+	}
+	return false
+}
+
+// setOp picks the datatype and operator of a reduction: MPI's own where the
+// Op is one of coll's constructors on a type MPI knows, otherwise a
+// datatype of the element's size and a user operator that calls Apply. It
+// returns the element size.
+func (k *collCall) setOp(o coll.Op) (int, error) {
+	if mop, ok := mpiOps[o.Predefined]; ok && allows(o.Predefined, o.ElemKind) {
+		k.dt, k.mop = kindTypes[o.ElemKind], mop
+		return o.ElemSize, nil
+	}
+	if o.ElemSize <= 0 || o.Apply == nil {
+		return 0, base.New(string(k.op), base.ErrArg, fmt.Sprintf("operator %s has no element size or no function", o.Name), "")
+	}
+	if err := C.gompi_type_contiguous(C.int(o.ElemSize), &k.userType); err != 0 {
+		return 0, base.New(string(k.op), base.ErrInternal, "MPI_Type_contiguous: "+errString(err), "")
+	}
+	k.hasUser = true
+	k.userKey = rememberUserOp(uintptr(C.gompi_type_key(k.userType)), o)
+	k.dt = k.userType
+	k.mop = userOp(o.Commutative)
+	return o.ElemSize, nil
+}

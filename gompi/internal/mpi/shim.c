@@ -1,0 +1,515 @@
+//go:build mpi || mpich
+
+/*
+ * shim.c: one C function per operation of the cgo backend.
+ *
+ * Thread level. gompi promises MPI_THREAD_MULTIPLE, so gompi_init asks for
+ * it. Where the library gives less, every MPI call here is made under one
+ * lock (serialized), and the blocking ones become their nonblocking form
+ * plus a loop of MPI_Test that releases the lock between tries, so that a
+ * goroutine blocked in a receive does not keep the others out of MPI.
+ */
+#include "shim.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int serial;
+static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+
+#define LOCK()                               \
+	do {                                     \
+		if (serial) pthread_mutex_lock(&big); \
+	} while (0)
+#define UNLOCK()                               \
+	do {                                       \
+		if (serial) pthread_mutex_unlock(&big); \
+	} while (0)
+
+/* finish waits for *r by MPI_Test under the lock, yielding between tries:
+ * the serialized form of MPI_Wait. */
+static int finish(MPI_Request *r, MPI_Status *st) {
+	for (;;) {
+		int flag = 0;
+		pthread_mutex_lock(&big);
+		int err = MPI_Test(r, &flag, st);
+		pthread_mutex_unlock(&big);
+		if (err != MPI_SUCCESS || flag) return err;
+		sched_yield();
+	}
+}
+
+static void fill(gompi_status *out, MPI_Status *st, int cancel) {
+	out->source = st->MPI_SOURCE;
+	out->tag = st->MPI_TAG;
+	int n = 0;
+	if (MPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) n = 0;
+	out->count = n;
+	if (cancel) {
+		int c = 0;
+		MPI_Test_cancelled(st, &c);
+		out->cancelled = c;
+	}
+}
+
+gompi_init_result gompi_init(int force_serial) {
+	gompi_init_result r = {0};
+	int inited = 0;
+	MPI_Initialized(&inited);
+	if (!inited) {
+		r.err = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &r.provided);
+		if (r.err != MPI_SUCCESS) return r;
+	} else {
+		MPI_Query_thread(&r.provided);
+	}
+	serial = force_serial || r.provided < MPI_THREAD_MULTIPLE;
+	r.serialized = serial;
+	/* Errors come back as codes instead of aborting the job. Communicators
+	 * made from the world inherit the handler. */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	void *v = NULL;
+	int flag = 0;
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+	r.tag_ub = flag && v ? *(int *)v : 32767;
+	return r;
+}
+
+int gompi_finalize(void) {
+	LOCK();
+	int err = MPI_Finalize();
+	UNLOCK();
+	return err;
+}
+
+/* No lock: Abort must get through even while another thread holds it. */
+void gompi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+int gompi_serialized(void) { return serial; }
+
+MPI_Comm gompi_comm_world(void) { return MPI_COMM_WORLD; }
+MPI_Comm gompi_comm_null(void) { return MPI_COMM_NULL; }
+MPI_Request gompi_request_null(void) { return MPI_REQUEST_NULL; }
+
+int gompi_comm_rank(MPI_Comm c) {
+	int r = -1;
+	LOCK();
+	MPI_Comm_rank(c, &r);
+	UNLOCK();
+	return r;
+}
+
+int gompi_comm_size(MPI_Comm c) {
+	int n = 0;
+	LOCK();
+	MPI_Comm_size(c, &n);
+	UNLOCK();
+	return n;
+}
+
+/* Communicator constructors are blocking collectives; serialized, they hold
+ * the lock throughout (they wait only for the other ranks' same call). */
+gompi_comm gompi_comm_dup(MPI_Comm c, const char *name) {
+	gompi_comm r = {0, MPI_COMM_NULL};
+	LOCK();
+	r.err = MPI_Comm_dup(c, &r.comm);
+	if (r.err == MPI_SUCCESS) {
+		MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(r.comm, (char *)name);
+	}
+	UNLOCK();
+	return r;
+}
+
+gompi_comm gompi_comm_split(MPI_Comm c, int color, int key, const char *name) {
+	gompi_comm r = {0, MPI_COMM_NULL};
+	LOCK();
+	r.err = MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, &r.comm);
+	if (r.err == MPI_SUCCESS && r.comm != MPI_COMM_NULL) {
+		MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(r.comm, (char *)name);
+	}
+	UNLOCK();
+	return r;
+}
+
+gompi_comm gompi_comm_shared(MPI_Comm c) {
+	gompi_comm r = {0, MPI_COMM_NULL};
+	LOCK();
+	r.err = MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r.comm);
+	UNLOCK();
+	return r;
+}
+
+int gompi_comm_free(MPI_Comm c) {
+	LOCK();
+	int err = MPI_Comm_free(&c);
+	UNLOCK();
+	return err;
+}
+
+/* translate_ranks sets world[i] to the world rank of rank i of c. */
+int gompi_translate_ranks(MPI_Comm c, int n, int *world) {
+	MPI_Group g, w;
+	int *ranks = malloc(sizeof(int) * (n > 0 ? n : 1));
+	for (int i = 0; i < n; i++) ranks[i] = i;
+	LOCK();
+	int err = MPI_Comm_group(c, &g);
+	if (err == MPI_SUCCESS) err = MPI_Comm_group(MPI_COMM_WORLD, &w);
+	if (err == MPI_SUCCESS) {
+		err = MPI_Group_translate_ranks(g, n, ranks, w, world);
+		MPI_Group_free(&g);
+		MPI_Group_free(&w);
+	}
+	UNLOCK();
+	free(ranks);
+	return err;
+}
+
+int gompi_processor_name(char *buf, int len) {
+	char name[MPI_MAX_PROCESSOR_NAME];
+	int n = 0;
+	LOCK();
+	int err = MPI_Get_processor_name(name, &n);
+	UNLOCK();
+	if (err != MPI_SUCCESS) return 0;
+	if (n >= len) n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = 0;
+	return n;
+}
+
+static int isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c, MPI_Request *r) {
+	switch (mode) {
+	case GOMPI_MODE_SYNC: return MPI_Issend(buf, n, MPI_BYTE, dest, tag, c, r);
+	case GOMPI_MODE_READY: return MPI_Irsend(buf, n, MPI_BYTE, dest, tag, c, r);
+	}
+	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, c, r);
+}
+
+int gompi_send(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
+	if (serial) {
+		MPI_Request r;
+		pthread_mutex_lock(&big);
+		int err = isend(buf, n, dest, tag, mode, c, &r);
+		pthread_mutex_unlock(&big);
+		return err != MPI_SUCCESS ? err : finish(&r, MPI_STATUS_IGNORE);
+	}
+	switch (mode) {
+	case GOMPI_MODE_SYNC: return MPI_Ssend(buf, n, MPI_BYTE, dest, tag, c);
+	case GOMPI_MODE_READY: return MPI_Rsend(buf, n, MPI_BYTE, dest, tag, c);
+	}
+	return MPI_Send(buf, n, MPI_BYTE, dest, tag, c);
+}
+
+gompi_status gompi_recv(char *buf, int n, int src, int tag, MPI_Comm c) {
+	gompi_status out = {0};
+	MPI_Status st;
+	if (serial) {
+		MPI_Request r;
+		pthread_mutex_lock(&big);
+		out.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &r);
+		pthread_mutex_unlock(&big);
+		if (out.err == MPI_SUCCESS) out.err = finish(&r, &st);
+	} else {
+		out.err = MPI_Recv(buf, n, MPI_BYTE, src, tag, c, &st);
+	}
+	if (out.err == MPI_SUCCESS || out.err == MPI_ERR_TRUNCATE || out.err == MPI_ERR_IN_STATUS) fill(&out, &st, 0);
+	out.flag = 1;
+	return out;
+}
+
+gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
+	gompi_req r = {0, MPI_REQUEST_NULL};
+	LOCK();
+	r.err = isend(buf, n, dest, tag, mode, c, &r.req);
+	UNLOCK();
+	return r;
+}
+
+gompi_req gompi_irecv(char *buf, int n, int src, int tag, MPI_Comm c) {
+	gompi_req r = {0, MPI_REQUEST_NULL};
+	LOCK();
+	r.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &r.req);
+	UNLOCK();
+	return r;
+}
+
+gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
+	gompi_req r = {0, MPI_REQUEST_NULL};
+	LOCK();
+	switch (mode) {
+	case GOMPI_MODE_SYNC: r.err = MPI_Ssend_init(buf, n, MPI_BYTE, dest, tag, c, &r.req); break;
+	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, dest, tag, c, &r.req); break;
+	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, dest, tag, c, &r.req);
+	}
+	UNLOCK();
+	return r;
+}
+
+gompi_req gompi_recv_init(char *buf, int n, int src, int tag, MPI_Comm c) {
+	gompi_req r = {0, MPI_REQUEST_NULL};
+	LOCK();
+	r.err = MPI_Recv_init(buf, n, MPI_BYTE, src, tag, c, &r.req);
+	UNLOCK();
+	return r;
+}
+
+int gompi_start(MPI_Request *r) {
+	LOCK();
+	int err = MPI_Start(r);
+	UNLOCK();
+	return err;
+}
+
+gompi_status gompi_wait(MPI_Request *r) {
+	gompi_status out = {0};
+	MPI_Status st;
+	out.err = serial ? finish(r, &st) : MPI_Wait(r, &st);
+	fill(&out, &st, 1);
+	out.flag = 1;
+	return out;
+}
+
+gompi_status gompi_test(MPI_Request *r) {
+	gompi_status out = {0};
+	MPI_Status st;
+	LOCK();
+	out.err = MPI_Test(r, &out.flag, &st);
+	UNLOCK();
+	if (out.flag) fill(&out, &st, 1);
+	return out;
+}
+
+int gompi_cancel(MPI_Request *r) {
+	LOCK();
+	int err = MPI_Cancel(r);
+	UNLOCK();
+	return err;
+}
+
+int gompi_request_free(MPI_Request *r) {
+	LOCK();
+	int err = MPI_Request_free(r);
+	UNLOCK();
+	return err;
+}
+
+gompi_status gompi_probe(int src, int tag, MPI_Comm c) {
+	gompi_status out = {0};
+	MPI_Status st;
+	if (serial) {
+		for (;;) {
+			pthread_mutex_lock(&big);
+			out.err = MPI_Iprobe(src, tag, c, &out.flag, &st);
+			pthread_mutex_unlock(&big);
+			if (out.err != MPI_SUCCESS || out.flag) break;
+			sched_yield();
+		}
+	} else {
+		out.err = MPI_Probe(src, tag, c, &st);
+		out.flag = 1;
+	}
+	if (out.err == MPI_SUCCESS) fill(&out, &st, 0);
+	return out;
+}
+
+gompi_status gompi_iprobe(int src, int tag, MPI_Comm c) {
+	gompi_status out = {0};
+	MPI_Status st;
+	LOCK();
+	out.err = MPI_Iprobe(src, tag, c, &out.flag, &st);
+	UNLOCK();
+	if (out.err == MPI_SUCCESS && out.flag) fill(&out, &st, 0);
+	return out;
+}
+
+/* coll runs one collective, blocking or (nb) nonblocking; serialized, a
+ * blocking one runs as its nonblocking form and a loop of MPI_Test. */
+static int coll(int which, int nb, const void *sbuf, void *rbuf, int scount, int rcount,
+                const int *scounts, const int *sdispls, const int *rcounts, const int *rdispls,
+                MPI_Datatype *types, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c, MPI_Request *r) {
+	switch (which) {
+	case GOMPI_BARRIER: return nb ? MPI_Ibarrier(c, r) : MPI_Barrier(c);
+	case GOMPI_BCAST: return nb ? MPI_Ibcast(rbuf, rcount, dt, root, c, r) : MPI_Bcast(rbuf, rcount, dt, root, c);
+	case GOMPI_REDUCE:
+		return nb ? MPI_Ireduce(sbuf, rbuf, rcount, dt, op, root, c, r) : MPI_Reduce(sbuf, rbuf, rcount, dt, op, root, c);
+	case GOMPI_ALLREDUCE:
+		return nb ? MPI_Iallreduce(sbuf, rbuf, rcount, dt, op, c, r) : MPI_Allreduce(sbuf, rbuf, rcount, dt, op, c);
+	case GOMPI_GATHER:
+		return nb ? MPI_Igather(sbuf, scount, dt, rbuf, rcount, dt, root, c, r)
+		          : MPI_Gather(sbuf, scount, dt, rbuf, rcount, dt, root, c);
+	case GOMPI_GATHERV:
+		return nb ? MPI_Igatherv(sbuf, scount, dt, rbuf, rcounts, rdispls, dt, root, c, r)
+		          : MPI_Gatherv(sbuf, scount, dt, rbuf, rcounts, rdispls, dt, root, c);
+	case GOMPI_SCATTER:
+		return nb ? MPI_Iscatter(sbuf, scount, dt, rbuf, rcount, dt, root, c, r)
+		          : MPI_Scatter(sbuf, scount, dt, rbuf, rcount, dt, root, c);
+	case GOMPI_SCATTERV:
+		return nb ? MPI_Iscatterv(sbuf, scounts, sdispls, dt, rbuf, rcount, dt, root, c, r)
+		          : MPI_Scatterv(sbuf, scounts, sdispls, dt, rbuf, rcount, dt, root, c);
+	case GOMPI_ALLGATHER:
+		return nb ? MPI_Iallgather(sbuf, scount, dt, rbuf, rcount, dt, c, r)
+		          : MPI_Allgather(sbuf, scount, dt, rbuf, rcount, dt, c);
+	case GOMPI_ALLGATHERV:
+		return nb ? MPI_Iallgatherv(sbuf, scount, dt, rbuf, rcounts, rdispls, dt, c, r)
+		          : MPI_Allgatherv(sbuf, scount, dt, rbuf, rcounts, rdispls, dt, c);
+	case GOMPI_ALLTOALL:
+		return nb ? MPI_Ialltoall(sbuf, scount, dt, rbuf, rcount, dt, c, r)
+		          : MPI_Alltoall(sbuf, scount, dt, rbuf, rcount, dt, c);
+	case GOMPI_ALLTOALLV:
+		return nb ? MPI_Ialltoallv(sbuf, scounts, sdispls, dt, rbuf, rcounts, rdispls, dt, c, r)
+		          : MPI_Alltoallv(sbuf, scounts, sdispls, dt, rbuf, rcounts, rdispls, dt, c);
+	case GOMPI_ALLTOALLW:
+		return nb ? MPI_Ialltoallw(sbuf, scounts, sdispls, types, rbuf, rcounts, rdispls, types, c, r)
+		          : MPI_Alltoallw(sbuf, scounts, sdispls, types, rbuf, rcounts, rdispls, types, c);
+	case GOMPI_REDUCE_SCATTER:
+		return nb ? MPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, op, c, r)
+		          : MPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, op, c);
+	case GOMPI_REDUCE_SCATTER_BLOCK:
+		return nb ? MPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, c, r)
+		          : MPI_Reduce_scatter_block(sbuf, rbuf, rcount, dt, op, c);
+	case GOMPI_SCAN: return nb ? MPI_Iscan(sbuf, rbuf, rcount, dt, op, c, r) : MPI_Scan(sbuf, rbuf, rcount, dt, op, c);
+	case GOMPI_EXSCAN:
+		return nb ? MPI_Iexscan(sbuf, rbuf, rcount, dt, op, c, r) : MPI_Exscan(sbuf, rbuf, rcount, dt, op, c);
+	}
+	return MPI_ERR_ARG;
+}
+
+gompi_req gompi_coll(int which, int nb, int inplace, const char *sbuf, char *rbuf, int scount,
+                     int rcount, const int *scounts, const int *sdispls, const int *rcounts,
+                     const int *rdispls, MPI_Datatype *types, MPI_Datatype dt, MPI_Op op, int root,
+                     MPI_Comm c) {
+	gompi_req r = {0, MPI_REQUEST_NULL};
+	const void *s = inplace == GOMPI_INPLACE_SEND ? MPI_IN_PLACE : (const void *)sbuf;
+	void *d = inplace == GOMPI_INPLACE_RECV ? MPI_IN_PLACE : (void *)rbuf;
+	if (serial && !nb) {
+		pthread_mutex_lock(&big);
+		r.err = coll(which, 1, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, types, dt, op,
+		             root, c, &r.req);
+		pthread_mutex_unlock(&big);
+		if (r.err == MPI_SUCCESS) r.err = finish(&r.req, MPI_STATUS_IGNORE);
+		return r;
+	}
+	LOCK();
+	r.err = coll(which, nb, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, types, dt, op, root,
+	             c, &r.req);
+	UNLOCK();
+	return r;
+}
+
+/* Element kinds of predefined operators, in the order of reflect.Kind's
+ * numeric kinds (see kindIndex in coll.go). */
+MPI_Datatype gompi_type(int kind) {
+	switch (kind) {
+	case 1: return MPI_INT8_T;
+	case 2: return MPI_INT16_T;
+	case 3: return MPI_INT32_T;
+	case 4: return MPI_INT64_T;
+	case 5: return MPI_UINT8_T;
+	case 6: return MPI_UINT16_T;
+	case 7: return MPI_UINT32_T;
+	case 8: return MPI_UINT64_T;
+	case 9: return MPI_FLOAT;
+	case 10: return MPI_DOUBLE;
+	case 11: return MPI_C_FLOAT_COMPLEX;
+	case 12: return MPI_C_DOUBLE_COMPLEX;
+	}
+	return MPI_DATATYPE_NULL;
+}
+
+/* Predefined operators, in the order of opNames in coll.go. */
+MPI_Op gompi_op(int which) {
+	switch (which) {
+	case 0: return MPI_SUM;
+	case 1: return MPI_PROD;
+	case 2: return MPI_MIN;
+	case 3: return MPI_MAX;
+	case 4: return MPI_LAND;
+	case 5: return MPI_LOR;
+	case 6: return MPI_LXOR;
+	case 7: return MPI_BAND;
+	case 8: return MPI_BOR;
+	case 9: return MPI_BXOR;
+	}
+	return MPI_OP_NULL;
+}
+
+MPI_Datatype gompi_type_byte(void) { return MPI_BYTE; }
+
+int gompi_type_contiguous(int n, MPI_Datatype *t) {
+	LOCK();
+	int err = MPI_Type_contiguous(n, MPI_BYTE, t);
+	if (err == MPI_SUCCESS) err = MPI_Type_commit(t);
+	UNLOCK();
+	return err;
+}
+
+int gompi_type_free(MPI_Datatype *t) {
+	LOCK();
+	int err = MPI_Type_free(t);
+	UNLOCK();
+	return err;
+}
+
+uintptr_t gompi_type_key(MPI_Datatype t) { return (uintptr_t)t; }
+
+/* The user operators: one commutative, one not. Both hand the vectors to Go
+ * (gompiUserOp in userop.go), which finds the operator by the datatype: each
+ * call with a user operator gets a datatype of its own. */
+extern void gompiUserOp(void *in, void *inout, int n, uintptr_t key);
+
+static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
+	gompiUserOp(in, inout, *len, (uintptr_t)*dt);
+}
+
+MPI_Op gompi_user_op(int commutative) {
+	MPI_Op op = MPI_OP_NULL;
+	LOCK();
+	MPI_Op_create(user_fn, commutative, &op);
+	UNLOCK();
+	return op;
+}
+
+int gompi_error_class(int code) {
+	int class = MPI_ERR_UNKNOWN;
+	if (MPI_Error_class(code, &class) != MPI_SUCCESS) return GOMPI_EC_INTERNAL;
+	switch (class) {
+	case MPI_ERR_TRUNCATE: return GOMPI_EC_TRUNCATE;
+	case MPI_ERR_RANK: return GOMPI_EC_RANK;
+	case MPI_ERR_TAG: return GOMPI_EC_TAG;
+	case MPI_ERR_COMM: return GOMPI_EC_COMM;
+	case MPI_ERR_REQUEST: return GOMPI_EC_REQUEST;
+	case MPI_ERR_BUFFER:
+	case MPI_ERR_COUNT:
+	case MPI_ERR_TYPE:
+	case MPI_ERR_OP:
+	case MPI_ERR_ROOT:
+	case MPI_ERR_GROUP:
+	case MPI_ERR_ARG:
+	case MPI_ERR_DIMS: return GOMPI_EC_ARG;
+	case MPI_ERR_UNSUPPORTED_OPERATION: return GOMPI_EC_NOT_SUPPORTED;
+#ifdef MPIX_ERR_PROC_FAILED
+	case MPIX_ERR_PROC_FAILED: return GOMPI_EC_PEER_LOST;
+#endif
+#ifdef MPI_ERR_PROC_FAILED
+	case MPI_ERR_PROC_FAILED: return GOMPI_EC_PEER_LOST;
+#endif
+	}
+	return GOMPI_EC_INTERNAL;
+}
+
+int gompi_error_string(int code, char *buf, int len) {
+	char s[MPI_MAX_ERROR_STRING];
+	int n = 0;
+	if (MPI_Error_string(code, s, &n) != MPI_SUCCESS) return 0;
+	if (n >= len) n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return n;
+}
+
+double gompi_wtime(void) { return MPI_Wtime(); }
+double gompi_wtick(void) { return MPI_Wtick(); }

@@ -1,0 +1,80 @@
+//go:build mpi || mpich
+
+package gompi_test
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/gompi"
+)
+
+// Under the MPI backend the package's tests run as a one-rank MPI job (no
+// mpirun needed); the conformance suite runs on many ranks under mpirun
+// (test/conformance). The in-process tests (gompi.Run) are built without
+// the tag only.
+
+func TestMain(m *testing.M) {
+	os.Setenv("GOMPI_TIMER", "mpi")
+	if err := gompi.Init(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	gompi.Finalize()
+	os.Exit(code)
+}
+
+func TestBackendIsMPI(t *testing.T) {
+	if gompi.Backend() != "mpi" {
+		t.Fatalf("Backend() = %q", gompi.Backend())
+	}
+	if w := gompi.World(); w == nil || w.Size() < 1 {
+		t.Fatal("no world after Init")
+	}
+}
+
+func TestRunNeedsTheGoBackend(t *testing.T) {
+	err := gompi.Run(2, func(*gompi.Comm) error { return nil })
+	if !errors.Is(err, gompi.ErrNotSupported) {
+		t.Fatalf("Run under MPI: %v", err)
+	}
+}
+
+func TestMPIClockFromEnvironment(t *testing.T) {
+	if name := gompi.Timer().Name(); name != "mpi" {
+		t.Fatalf("GOMPI_TIMER=mpi gave the %q clock", name)
+	}
+	a := gompi.Wtime()
+	time.Sleep(2 * time.Millisecond)
+	if d := gompi.Wtime() - a; d < 0.0019 || d > 5 || gompi.Wtick() <= 0 {
+		t.Fatalf("2 ms measured as %g s, Wtick %g", d, gompi.Wtick())
+	}
+}
+
+// TestMPICollectivesAreTheDefault: the library's own collective comes first
+// for every operation, size and rank count; gompi's stay selectable.
+func TestMPICollectivesAreTheDefault(t *testing.T) {
+	for _, op := range coll.Operations() {
+		for _, n := range []int{1, 2, 7, 64} {
+			for _, bytes := range []int{0, 8, 1 << 20, 1 << 26} {
+				if got := coll.Select(op, n, bytes); got != "mpi" {
+					t.Errorf("%s on %d ranks, %d bytes: %q", op, n, bytes, got)
+				}
+			}
+		}
+		if len(coll.Algorithms(op)) < 2 {
+			t.Errorf("%s: no algorithm of gompi's to compare with", op)
+		}
+	}
+	w := gompi.World()
+	buf := []byte{1, 2, 3}
+	if err := w.Bcast(buf, 0, gompi.WithAlgorithm("linear")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetAlgorithm("bcast", "mpi"); err != nil {
+		t.Fatal(err)
+	}
+}
