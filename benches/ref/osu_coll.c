@@ -8,6 +8,10 @@
  *
  *   mpicc -O2 -o osu_coll osu_coll.c
  *   mpirun -n 8 ./osu_coll --op bcast --sizes 8,1024,65536,1048576 [--format json]
+ *                          [--thread multiple]
+ *
+ * --thread multiple initializes with MPI_Init_thread(MPI_THREAD_MULTIPLE), as
+ * gompi over MPI does.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -48,7 +52,10 @@ int main(int argc, char **argv) {
     const char *op = "bcast";
     char sizes[1024] = "8,1024,65536,1048576";
     int json = 0, rank, n;
-    MPI_Init(&argc, &argv);
+    int multiple = 0, provided;
+    for (int i = 1; i + 1 < argc; i++) multiple |= !strcmp(argv[i], "--thread") && !strcmp(argv[i + 1], "multiple");
+    if (multiple) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--op")) op = argv[i + 1];
         else if (!strcmp(argv[i], "--sizes")) snprintf(sizes, sizeof sizes, "%s", argv[i + 1]);

@@ -8,6 +8,11 @@
  *
  *   mpicc -O2 -o pingpong pingpong.c
  *   mpirun -n 2 ./pingpong [--format json] [--min 0] [--max 4M] [--reps 5] [--time 0.05]
+ *                          [--thread multiple]
+ *
+ * --thread multiple initializes with MPI_Init_thread(MPI_THREAD_MULTIPLE),
+ * the level gompi asks for, where the library may take locks it otherwise
+ * skips: compare gompi over MPI with this to see the cost of gompi alone.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -69,7 +74,10 @@ int main(int argc, char **argv) {
     long lo = 0, hi = 4 << 20;
     int reps = 5, json = 0;
     double budget = 0.05;
-    MPI_Init(&argc, &argv);
+    int multiple = 0, provided;
+    for (int i = 1; i + 1 < argc; i++) multiple |= !strcmp(argv[i], "--thread") && !strcmp(argv[i + 1], "multiple");
+    if (multiple) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--format")) json = !strcmp(argv[i + 1], "json");
         else if (!strcmp(argv[i], "--min")) lo = parse_size(argv[i + 1]);

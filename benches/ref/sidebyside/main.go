@@ -1,13 +1,17 @@
 // Command sidebyside runs the same collective measurements over gompi and
-// over an MPI library, alternating the two for every point so that the
-// machine's slow drift in load hits both alike, and prints the medians of
+// over an MPI library, alternating them for every point so that the
+// machine's slow drift in load hits all alike, and prints the medians of
 // the repetitions with their ratio as a Markdown table.
 //
 //	go run ./benches/ref/sidebyside --ops barrier,bcast --n 2,4,8 --sizes 8,1024
+//	go run ./benches/ref/sidebyside --sides go,mpi,c --bench pingpong --sizes 0,8,1024,65536,1048576
 //
-// It needs golaunch and benches built from this tree, and the reference
-// program benches/ref/osu_coll.c compiled with mpicc (it builds what is
-// missing into --dir).
+// The sides: go is benches (or examples/pingpong) over the pure-Go runtime,
+// under golaunch; mpi is the same Go program built with -tags mpi (gompi's
+// cgo backend over the MPI library), under mpirun; c is the reference C
+// program over the same library (benches/ref/osu_coll.c, pingpong.c), under
+// mpirun. Ratios are to the last side. It builds what it needs into --dir
+// (mpicc and, for the mpi side, the library's headers).
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,11 +31,14 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// point is one line of either program's JSON output: a collective time
+// (osu) or a one-way latency (pingpong).
 type point struct {
-	Op   string  `json:"op"`
-	N    int     `json:"n"`
-	Size int     `json:"size"`
-	Avg  float64 `json:"avg_us"`
+	Op      string  `json:"op"`
+	N       int     `json:"n"`
+	Size    int     `json:"size"`
+	Avg     float64 `json:"avg_us"`
+	Latency float64 `json:"latency_us"`
 }
 
 func main() {
@@ -42,16 +50,30 @@ func main() {
 	mpirun := pflag.String("mpirun", "mpirun --allow-run-as-root --oversubscribe", "how to start the MPI program")
 	extra := pflag.String("osu-args", "", "extra arguments for both programs (e.g. --iters 200)")
 	large := pflag.String("large-args", "--iters-large 20 --skip-large 2", "arguments for both programs at n >= 32")
+	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference)")
+	cArgs := pflag.String("c-args", "", "extra arguments for the C programs only (e.g. --thread multiple)")
+	bench := pflag.String("bench", "osu", "osu (collectives: benches osu, osu_coll.c) or pingpong (examples/pingpong, pingpong.c; --ops and --n ignored)")
 	pflag.Parse()
-	if err := build(*dir); err != nil {
+	for _, sd := range *sides {
+		if _, ok := sideNames[sd]; !ok {
+			log.Fatalf("--sides: unknown side %q (go, mpi, c)", sd)
+		}
+	}
+	if *bench != "osu" && *bench != "pingpong" {
+		log.Fatalf("--bench %q: osu or pingpong", *bench)
+	}
+	if err := build(*dir, *sides); err != nil {
 		log.Fatal(err)
 	}
 	type key struct {
 		op      string
 		n, size int
 	}
-	results := map[key][2][]float64{}
+	results := map[key][][]float64{}
 	var order []key
+	if *bench == "pingpong" {
+		*ops, *ns = []string{"pingpong"}, []int{2}
+	}
 	for _, op := range *ops {
 		for _, n := range *ns {
 			args := []string{"--op", op, "--sizes", *sizes, "--format", "json"}
@@ -60,24 +82,30 @@ func main() {
 				args = append(args, strings.Fields(*large)...)
 			}
 			for r := 0; r < *reps; r++ {
-				for side := 0; side < 2; side++ {
-					var cmd []string
-					if side == 0 {
-						cmd = append([]string{filepath.Join(*dir, "golaunch"), "-n", strconv.Itoa(n), filepath.Join(*dir, "benches"), "osu"}, args...)
-					} else {
-						cmd = append(append(strings.Fields(*mpirun), "-n", strconv.Itoa(n), filepath.Join(*dir, "osu_coll")), args...)
+				for i, sd := range *sides {
+					a := args
+					if *bench == "pingpong" {
+						a = pingpongArgs(*sizes, *extra)
 					}
+					if sd == "c" {
+						a = append(slices.Clone(a), strings.Fields(*cArgs)...)
+					}
+					cmd := command(*dir, *mpirun, *bench, sd, n, a)
 					pts, err := runJSON(cmd)
 					if err != nil {
 						log.Fatalf("%s: %v", strings.Join(cmd, " "), err)
 					}
 					for _, p := range pts {
 						k := key{p.Op, p.N, p.Size}
+						if *bench == "pingpong" {
+							k, p.Avg = key{"pingpong", 2, p.Size}, p.Latency
+						}
 						v, seen := results[k]
 						if !seen {
 							order = append(order, k)
+							v = make([][]float64, len(*sides))
 						}
-						v[side] = append(v[side], p.Avg)
+						v[i] = append(v[i], p.Avg)
 						results[k] = v
 					}
 				}
@@ -85,12 +113,61 @@ func main() {
 			fmt.Fprintf(os.Stderr, "done %s n=%d\n", op, n)
 		}
 	}
-	fmt.Printf("| op | n | size | gompi µs | MPI µs | gompi / MPI |\n| --- | --- | --- | --- | --- | --- |\n")
+	// The table: one column per side, then each side's ratio to the last.
+	last := len(*sides) - 1
+	head, rule := "| op | n | size |", "| --- | --- | --- |"
+	for _, sd := range *sides {
+		head += " " + sideNames[sd] + " µs |"
+		rule += " --- |"
+	}
+	for _, sd := range (*sides)[:last] {
+		head += " " + sideNames[sd] + " / " + sideNames[(*sides)[last]] + " |"
+		rule += " --- |"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
 	for _, k := range order {
 		v := results[k]
-		g, m := median(v[0]), median(v[1])
-		fmt.Printf("| %s | %d | %s | %.2f | %.2f | %.2f |\n", k.op, k.n, size(k.size), g, m, g/m)
+		row := fmt.Sprintf("| %s | %d | %s |", k.op, k.n, size(k.size))
+		for i := range *sides {
+			row += fmt.Sprintf(" %.2f |", median(v[i]))
+		}
+		for i := range (*sides)[:last] {
+			row += fmt.Sprintf(" %.2f |", median(v[i])/median(v[last]))
+		}
+		fmt.Println(row)
 	}
+}
+
+// sideNames are the column titles of the sides.
+var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI"}
+
+// command is the command line of one side's program for n ranks.
+func command(dir, mpirun, bench, side string, n int, args []string) []string {
+	prog := map[string]map[string][]string{
+		"osu":      {"go": {"benches", "osu"}, "mpi": {"benches-mpi", "osu"}, "c": {"osu_coll"}},
+		"pingpong": {"go": {"pingpong"}, "mpi": {"pingpong-mpi"}, "c": {"pingpong_c"}},
+	}[bench][side]
+	prog[0] = filepath.Join(dir, prog[0])
+	if side == "go" {
+		return append(append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, prog...), args...)
+	}
+	return append(append(append(strings.Fields(mpirun), "-n", strconv.Itoa(n)), prog...), args...)
+}
+
+// pingpongArgs runs the ping-pong programs over the smallest to the largest
+// of sizes (they measure 0 and every power of two in between).
+func pingpongArgs(sizes, extra string) []string {
+	lo, hi := -1, 0
+	for _, f := range strings.Split(sizes, ",") {
+		if v, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			if lo < 0 || v < lo {
+				lo = v
+			}
+			hi = max(hi, v)
+		}
+	}
+	return append([]string{"--format", "json", "--min", strconv.Itoa(max(lo, 0)), "--max", strconv.Itoa(hi)}, strings.Fields(extra)...)
 }
 
 func runJSON(cmd []string) ([]point, error) {
@@ -116,15 +193,23 @@ func runJSON(cmd []string) ([]point, error) {
 	return pts, nil
 }
 
-func build(dir string) error {
+func build(dir string, sides []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, step := range [][]string{
+	steps := [][]string{
 		{"go", "build", "-o", filepath.Join(dir, "golaunch"), "./launcher/golaunch"},
 		{"go", "build", "-o", filepath.Join(dir, "benches"), "./benches"},
+		{"go", "build", "-o", filepath.Join(dir, "pingpong"), "./examples/pingpong"},
 		{"mpicc", "-O2", "-o", filepath.Join(dir, "osu_coll"), "benches/ref/osu_coll.c"},
-	} {
+		{"mpicc", "-O2", "-o", filepath.Join(dir, "pingpong_c"), "benches/ref/pingpong.c"},
+	}
+	if slices.Contains(sides, "mpi") {
+		steps = append(steps,
+			[]string{"go", "build", "-tags", "mpi", "-o", filepath.Join(dir, "benches-mpi"), "./benches"},
+			[]string{"go", "build", "-tags", "mpi", "-o", filepath.Join(dir, "pingpong-mpi"), "./examples/pingpong"})
+	}
+	for _, step := range steps {
 		c := exec.Command(step[0], step[1:]...)
 		if out, err := c.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %v\n%s", strings.Join(step, " "), err, out)

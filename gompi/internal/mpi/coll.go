@@ -23,14 +23,45 @@ import (
 // package coll is named. Arguments arrive validated by coll (lengths,
 // counts, root, whole elements), in bytes.
 
-// which maps coll's operations onto the shim's.
-var which = map[coll.Operation]C.int{
-	coll.OpBarrier: C.GOMPI_BARRIER, coll.OpBcast: C.GOMPI_BCAST, coll.OpReduce: C.GOMPI_REDUCE,
-	coll.OpAllreduce: C.GOMPI_ALLREDUCE, coll.OpGather: C.GOMPI_GATHER, coll.OpGatherv: C.GOMPI_GATHERV,
-	coll.OpScatter: C.GOMPI_SCATTER, coll.OpScatterv: C.GOMPI_SCATTERV, coll.OpAllgather: C.GOMPI_ALLGATHER,
-	coll.OpAllgatherv: C.GOMPI_ALLGATHERV, coll.OpAlltoall: C.GOMPI_ALLTOALL, coll.OpAlltoallv: C.GOMPI_ALLTOALLV,
-	coll.OpAlltoallw: C.GOMPI_ALLTOALLW, coll.OpReduceScatter: C.GOMPI_REDUCE_SCATTER,
-	coll.OpReduceScatterBlock: C.GOMPI_REDUCE_SCATTER_BLOCK, coll.OpScan: C.GOMPI_SCAN, coll.OpExscan: C.GOMPI_EXSCAN,
+// which maps coll's operations onto the shim's (-1: none).
+func which(op coll.Operation) C.int {
+	switch op {
+	case coll.OpBarrier:
+		return C.GOMPI_BARRIER
+	case coll.OpBcast:
+		return C.GOMPI_BCAST
+	case coll.OpReduce:
+		return C.GOMPI_REDUCE
+	case coll.OpAllreduce:
+		return C.GOMPI_ALLREDUCE
+	case coll.OpGather:
+		return C.GOMPI_GATHER
+	case coll.OpGatherv:
+		return C.GOMPI_GATHERV
+	case coll.OpScatter:
+		return C.GOMPI_SCATTER
+	case coll.OpScatterv:
+		return C.GOMPI_SCATTERV
+	case coll.OpAllgather:
+		return C.GOMPI_ALLGATHER
+	case coll.OpAllgatherv:
+		return C.GOMPI_ALLGATHERV
+	case coll.OpAlltoall:
+		return C.GOMPI_ALLTOALL
+	case coll.OpAlltoallv:
+		return C.GOMPI_ALLTOALLV
+	case coll.OpAlltoallw:
+		return C.GOMPI_ALLTOALLW
+	case coll.OpReduceScatter:
+		return C.GOMPI_REDUCE_SCATTER
+	case coll.OpReduceScatterBlock:
+		return C.GOMPI_REDUCE_SCATTER_BLOCK
+	case coll.OpScan:
+		return C.GOMPI_SCAN
+	case coll.OpExscan:
+		return C.GOMPI_EXSCAN
+	}
+	return -1
 }
 
 // MPIName returns the MPI function of op ("MPI_Bcast").
@@ -52,7 +83,7 @@ type collCall struct {
 	sdispls    *C.int
 	rcounts    *C.int
 	rdispls    *C.int
-	types      *C.MPI_Datatype
+	types      C.uintptr_t // C memory: an array of MPI_Datatype (a C integer, so cgo need not check it)
 	dt         C.MPI_Datatype
 	mop        C.MPI_Op
 	root       C.int
@@ -63,9 +94,11 @@ type collCall struct {
 }
 
 // Coll runs op with MPI's own collective and returns when it is complete.
+// The call's description lives on the stack: a blocking collective
+// allocates nothing.
 func (c *Comm) Coll(op coll.Operation, a *coll.Args) error {
-	k, err := c.prepare(op, a)
-	if err != nil {
+	var k collCall
+	if err := c.prepare(op, a, &k); err != nil {
 		return err
 	}
 	res := C.gompi_coll(k.which, 0, k.inplace, ptr(k.sbuf), ptr(k.rbuf), k.scount, k.rcount,
@@ -80,8 +113,8 @@ func (c *Comm) Coll(op coll.Operation, a *coll.Args) error {
 // StartColl starts op as MPI's own nonblocking collective (MPI_Ibcast...);
 // its buffers are pinned until the request completes.
 func (c *Comm) StartColl(op coll.Operation, a *coll.Args) (*Request, error) {
-	k, err := c.prepare(op, a)
-	if err != nil {
+	k := new(collCall)
+	if err := c.prepare(op, a, k); err != nil {
 		return nil, err
 	}
 	r := &Request{p: c.p, comm: c, kind: kindColl, op: "I" + MPIName(op)[4:], peer: -1, tag: -1}
@@ -90,7 +123,7 @@ func (c *Comm) StartColl(op coll.Operation, a *coll.Args) (*Request, error) {
 	res := C.gompi_coll(k.which, 1, k.inplace, ptr(k.sbuf), ptr(k.rbuf), k.scount, k.rcount,
 		k.scounts, k.sdispls, k.rcounts, k.rdispls, k.types, k.dt, k.mop, k.root, c.h)
 	if res.err != 0 {
-		r.pin.Unpin()
+		r.unpin()
 		k.finish(a)
 		return nil, c.mpiErr(r.op, res.err, -1, -1)
 	}
@@ -108,7 +141,7 @@ func (k *collCall) finish(a *coll.Args) {
 	}
 	if k.hasUser {
 		forgetUserOp(k.userKey)
-		C.gompi_type_free(&k.userType)
+		C.gompi_type_free(k.userType)
 		k.hasUser = false
 	}
 	if k.keep != nil {
@@ -124,13 +157,13 @@ func (c *Comm) count(op coll.Operation, n, unit int) (C.int, error) {
 	return C.int(n / unit), nil
 }
 
-// prepare translates a call into gompi_coll's arguments.
-func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
-	w, ok := which[op]
-	if !ok {
-		return nil, base.New(string(op), base.ErrNotSupported, "no MPI collective for "+string(op), "")
+// prepare translates a call into gompi_coll's arguments, in k.
+func (c *Comm) prepare(op coll.Operation, a *coll.Args, k *collCall) error {
+	w := which(op)
+	if w < 0 {
+		return base.New(string(op), base.ErrNotSupported, "no MPI collective for "+string(op), "")
 	}
-	k := &collCall{op: op, which: w, dt: byteType, root: C.int(a.Root)}
+	k.op, k.which, k.dt, k.root = op, w, byteType, C.int(a.Root)
 	n, me := c.size, c.rank
 	isRoot := me == a.Root
 	var err error
@@ -143,7 +176,7 @@ func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
 	case coll.OpReduce, coll.OpAllreduce, coll.OpScan, coll.OpExscan, coll.OpReduceScatterBlock:
 		unit, err2 := k.setOp(a.Op)
 		if err2 != nil {
-			return nil, err2
+			return err2
 		}
 		k.sbuf, k.rbuf = a.Send, a.Recv
 		vec := a.Send
@@ -165,7 +198,7 @@ func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
 	case coll.OpReduceScatter:
 		unit, err2 := k.setOp(a.Op)
 		if err2 != nil {
-			return nil, err2
+			return err2
 		}
 		k.sbuf, k.rbuf = a.Send, a.Recv
 		if a.Send == nil {
@@ -174,7 +207,7 @@ func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
 		k.alloc(n, false)
 		if err = k.fill(c, k.rcounts, a.RecvCounts, unit); err != nil {
 			k.finish(a)
-			return nil, err
+			return err
 		}
 	case coll.OpGather, coll.OpAllgather:
 		block := len(a.Send)
@@ -245,9 +278,9 @@ func (c *Comm) prepare(op coll.Operation, a *coll.Args) (*collCall, error) {
 	}
 	if err != nil {
 		k.finish(a)
-		return nil, err
+		return err
 	}
-	return k, nil
+	return nil
 }
 
 // alloc makes the C arrays of counts and displacements (and, for
@@ -269,7 +302,7 @@ func (k *collCall) alloc(n int, types bool) {
 			ts[i] = byteType
 		}
 		if n > 0 {
-			k.types = &ts[0]
+			k.types = C.uintptr_t(uintptr(unsafe.Pointer(&ts[0])))
 		}
 	}
 }
@@ -298,12 +331,12 @@ func (k *collCall) fill(c *Comm, dst *C.int, xs []int, unit int) error {
 // Handles of MPI's datatypes and operators, read once.
 var (
 	byteType  = C.gompi_type_byte()
-	kindTypes = map[reflect.Kind]C.MPI_Datatype{}
-	mpiOps    = map[string]C.MPI_Op{}
+	kindTypes [reflect.UnsafePointer + 1]C.MPI_Datatype // by element kind; zero where MPI has no type
+	mpiOps    [len(opNames)]C.MPI_Op
 )
 
 // opNames are the predefined operators in the shim's order (gompi_op).
-var opNames = []string{"sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor"}
+var opNames = [...]string{"sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor"}
 
 func init() {
 	// The shim's element kinds (gompi_type), in reflect.Kind order; int,
@@ -317,9 +350,37 @@ func init() {
 		kindTypes[reflect.Int], kindTypes[reflect.Uint], kindTypes[reflect.Uintptr] =
 			kindTypes[reflect.Int64], kindTypes[reflect.Uint64], kindTypes[reflect.Uint64]
 	}
-	for i, name := range opNames {
-		mpiOps[name] = C.gompi_op(C.int(i))
+	for i := range opNames {
+		mpiOps[i] = C.gompi_op(C.int(i))
 	}
+}
+
+// predefinedOp returns the index of a predefined operator in opNames, -1 if
+// name is none of them.
+func predefinedOp(name string) int {
+	switch name {
+	case "sum":
+		return 0
+	case "prod":
+		return 1
+	case "min":
+		return 2
+	case "max":
+		return 3
+	case "land":
+		return 4
+	case "lor":
+		return 5
+	case "lxor":
+		return 6
+	case "band":
+		return 7
+	case "bor":
+		return 8
+	case "bxor":
+		return 9
+	}
+	return -1
 }
 
 // allows says whether MPI defines predefined operator name on kind.
@@ -341,16 +402,18 @@ func allows(name string, kind reflect.Kind) bool {
 // datatype of the element's size and a user operator that calls Apply. It
 // returns the element size.
 func (k *collCall) setOp(o coll.Op) (int, error) {
-	if mop, ok := mpiOps[o.Predefined]; ok && allows(o.Predefined, o.ElemKind) {
-		k.dt, k.mop = kindTypes[o.ElemKind], mop
+	if i := predefinedOp(o.Predefined); i >= 0 && allows(o.Predefined, o.ElemKind) {
+		k.dt, k.mop = kindTypes[o.ElemKind], mpiOps[i]
 		return o.ElemSize, nil
 	}
 	if o.ElemSize <= 0 || o.Apply == nil {
 		return 0, base.New(string(k.op), base.ErrArg, fmt.Sprintf("operator %s has no element size or no function", o.Name), "")
 	}
-	if err := C.gompi_type_contiguous(C.int(o.ElemSize), &k.userType); err != 0 {
-		return 0, base.New(string(k.op), base.ErrInternal, "MPI_Type_contiguous: "+errString(err), "")
+	t := C.gompi_type_contiguous(C.int(o.ElemSize))
+	if t.err != 0 {
+		return 0, base.New(string(k.op), base.ErrInternal, "MPI_Type_contiguous: "+errString(t.err), "")
 	}
+	k.userType = t._type
 	k.hasUser = true
 	k.userKey = rememberUserOp(uintptr(C.gompi_type_key(k.userType)), o)
 	k.dt = k.userType

@@ -133,11 +133,12 @@ func (c *Comm) IsendDone(buf []byte, dest, tag, mode int, onDone func()) (*Reque
 // Irecv posts a receive (MPI_Irecv). A receive MPI refuses is returned
 // already complete, with the error.
 func (c *Comm) Irecv(buf []byte, src, tag int) *Request {
-	return c.irecv(buf, src, tag, c.h)
+	r := &Request{p: c.p, comm: c, kind: kindRecv, peer: int32(src), tag: int32(tag), n: len(buf)}
+	c.irecv(r, buf, src, tag, c.h)
+	return r
 }
 
-func (c *Comm) irecv(buf []byte, src, tag int, h C.MPI_Comm) *Request {
-	r := &Request{p: c.p, comm: c, kind: kindRecv, peer: int32(src), tag: int32(tag), n: len(buf)}
+func (c *Comm) irecv(r *Request, buf []byte, src, tag int, h C.MPI_Comm) *Request {
 	if len(buf) > maxCount {
 		r.fail(c.tooLarge("Irecv", len(buf), src, tag))
 		return r
@@ -145,7 +146,7 @@ func (c *Comm) irecv(buf []byte, src, tag int, h C.MPI_Comm) *Request {
 	r.pinBuf(buf)
 	res := C.gompi_irecv(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), h)
 	if res.err != 0 {
-		r.pin.Unpin()
+		r.unpin()
 		r.fail(c.mpiErr("Irecv", res.err, src, tag))
 		return r
 	}
@@ -261,18 +262,22 @@ func (c *Comm) CollRecv(buf []byte, src, tag int) (base.Status, error) {
 	return c.recv(buf, src, tag, c.ch)
 }
 
-// CollIsend starts a send on the collective twin.
+// CollIsend starts a send on the collective twin. Its request comes from a
+// pool: its single Wait (as a CollRequest) gives it back.
 func (c *Comm) CollIsend(buf []byte, dest, tag int) (*CollRequest, error) {
-	r := &Request{p: c.p, comm: c, kind: kindSend, peer: int32(dest), tag: int32(tag)}
+	r := newCollReq(c, kindSend, dest, tag, 0)
 	if err := r.startSend(buf, ModeStandard, c.ch); err != nil {
+		*r = Request{}
+		collReqs.Put((*CollRequest)(r))
 		return nil, err
 	}
 	return (*CollRequest)(r), nil
 }
 
-// CollIrecv posts a receive on the collective twin.
+// CollIrecv posts a receive on the collective twin; like CollIsend, its
+// request is pooled.
 func (c *Comm) CollIrecv(buf []byte, src, tag int) *CollRequest {
-	return (*CollRequest)(c.irecv(buf, src, tag, c.ch))
+	return (*CollRequest)(c.irecv(newCollReq(c, kindRecv, src, tag, len(buf)), buf, src, tag, c.ch))
 }
 
 // The shared-memory collectives belong to the pure-Go engine's segment:

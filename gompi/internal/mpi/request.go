@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,11 +49,11 @@ type Request struct {
 	st        base.Status
 	err       error
 
-	pin    runtime.Pinner // a non-persistent request's buffers, until it completes
-	fin    func()         // native collectives: free what the call made
-	onDone func()         // runs as the send completes (buffered sends)
-	ch     chan struct{}  // kindGo: closed when the goroutine is done
-	op     string         // kindColl: the operation, for errors
+	pin    *runtime.Pinner // a non-persistent request's buffers, until it completes
+	fin    func()          // native collectives: free what the call made
+	onDone func()          // runs as the send completes (buffered sends)
+	ch     chan struct{}   // kindGo: closed when the goroutine is done
+	op     string          // kindColl: the operation, for errors
 
 	prev, next *Request // in-flight list
 }
@@ -61,10 +62,24 @@ type Request struct {
 // the byte count.
 type CollRequest Request
 
-// Wait waits for the request and returns the bytes it received.
+// Wait waits for the request and returns the bytes it received. It is
+// called once per request, which then goes back to its pool (as the
+// engine's).
 func (r *CollRequest) Wait() (int, error) {
 	st, err := (*Request)(r).Wait()
+	*(*Request)(r) = Request{}
+	collReqs.Put(r)
 	return st.Count, err
+}
+
+// collReqs recycles the requests of gompi's collective algorithms.
+var collReqs = sync.Pool{New: func() any { return new(CollRequest) }}
+
+// newCollReq returns a request for a collective algorithm's Isend/Irecv.
+func newCollReq(c *Comm, kind uint8, peer, tag int, n int) *Request {
+	r := (*Request)(collReqs.Get().(*CollRequest))
+	r.p, r.comm, r.kind, r.peer, r.tag, r.n = c.p, c, kind, int32(peer), int32(tag), n
+	return r
 }
 
 // NewDone returns a request that is already complete with status st: what a
@@ -84,10 +99,27 @@ func (r *Request) fail(err error) {
 	r.done.Store(1)
 }
 
-// pinBuf pins buf's memory for the request's lifetime.
+// pinners are reused: a Pinner's first Pin sets a finalizer, which costs
+// far more than the pin itself.
+var pinners = sync.Pool{New: func() any { return new(runtime.Pinner) }}
+
+// pinBuf pins buf's memory until the request completes.
 func (r *Request) pinBuf(buf []byte) {
-	if len(buf) > 0 {
-		r.pin.Pin(&buf[0])
+	if len(buf) == 0 {
+		return
+	}
+	if r.pin == nil {
+		r.pin = pinners.Get().(*runtime.Pinner)
+	}
+	r.pin.Pin(&buf[0])
+}
+
+// unpin releases what pinBuf pinned.
+func (r *Request) unpin() {
+	if r.pin != nil {
+		r.pin.Unpin()
+		pinners.Put(r.pin)
+		r.pin = nil
 	}
 }
 
@@ -100,7 +132,7 @@ func (r *Request) startSend(buf []byte, mode int, h C.MPI_Comm) error {
 	r.pinBuf(buf)
 	res := C.gompi_isend(ptr(buf), C.int(len(buf)), C.int(r.peer), C.int(r.tag), C.int(mode), h)
 	if res.err != 0 {
-		r.pin.Unpin()
+		r.unpin()
 		return c.mpiErr("Isend", res.err, int(r.peer), int(r.tag))
 	}
 	r.h = res.req
@@ -183,7 +215,7 @@ func (r *Request) complete(st C.gompi_status) {
 		r.fin = nil
 	}
 	if !r.persistent {
-		r.pin.Unpin()
+		r.unpin()
 	}
 	r.p.untrack(r)
 	if r.onDone != nil {

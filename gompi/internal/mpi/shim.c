@@ -380,21 +380,21 @@ static int coll(int which, int nb, const void *sbuf, void *rbuf, int scount, int
 
 gompi_req gompi_coll(int which, int nb, int inplace, const char *sbuf, char *rbuf, int scount,
                      int rcount, const int *scounts, const int *sdispls, const int *rcounts,
-                     const int *rdispls, MPI_Datatype *types, MPI_Datatype dt, MPI_Op op, int root,
+                     const int *rdispls, uintptr_t types, MPI_Datatype dt, MPI_Op op, int root,
                      MPI_Comm c) {
 	gompi_req r = {0, MPI_REQUEST_NULL};
 	const void *s = inplace == GOMPI_INPLACE_SEND ? MPI_IN_PLACE : (const void *)sbuf;
 	void *d = inplace == GOMPI_INPLACE_RECV ? MPI_IN_PLACE : (void *)rbuf;
 	if (serial && !nb) {
 		pthread_mutex_lock(&big);
-		r.err = coll(which, 1, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, types, dt, op,
+		r.err = coll(which, 1, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types, dt, op,
 		             root, c, &r.req);
 		pthread_mutex_unlock(&big);
 		if (r.err == MPI_SUCCESS) r.err = finish(&r.req, MPI_STATUS_IGNORE);
 		return r;
 	}
 	LOCK();
-	r.err = coll(which, nb, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, types, dt, op, root,
+	r.err = coll(which, nb, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types, dt, op, root,
 	             c, &r.req);
 	UNLOCK();
 	return r;
@@ -439,17 +439,18 @@ MPI_Op gompi_op(int which) {
 
 MPI_Datatype gompi_type_byte(void) { return MPI_BYTE; }
 
-int gompi_type_contiguous(int n, MPI_Datatype *t) {
+gompi_type_result gompi_type_contiguous(int n) {
+	gompi_type_result r = {0, MPI_DATATYPE_NULL};
 	LOCK();
-	int err = MPI_Type_contiguous(n, MPI_BYTE, t);
-	if (err == MPI_SUCCESS) err = MPI_Type_commit(t);
+	r.err = MPI_Type_contiguous(n, MPI_BYTE, &r.type);
+	if (r.err == MPI_SUCCESS) r.err = MPI_Type_commit(&r.type);
 	UNLOCK();
-	return err;
+	return r;
 }
 
-int gompi_type_free(MPI_Datatype *t) {
+int gompi_type_free(MPI_Datatype t) {
 	LOCK();
-	int err = MPI_Type_free(t);
+	int err = MPI_Type_free(&t);
 	UNLOCK();
 	return err;
 }

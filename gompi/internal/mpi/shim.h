@@ -33,6 +33,12 @@ typedef struct {
 	MPI_Comm comm;
 } gompi_comm;
 
+/* The outcome of a call that makes a datatype. */
+typedef struct {
+	int err;
+	MPI_Datatype type;
+} gompi_type_result;
+
 /* What MPI_Init_thread gave. */
 typedef struct {
 	int err;
@@ -94,15 +100,15 @@ gompi_status gompi_iprobe(int src, int tag, MPI_Comm c);
 
 gompi_req gompi_coll(int which, int nonblocking, int inplace, const char *sbuf, char *rbuf, int scount,
                      int rcount, const int *scounts, const int *sdispls, const int *rcounts,
-                     const int *rdispls, MPI_Datatype *types, MPI_Datatype dt, MPI_Op op, int root,
+                     const int *rdispls, uintptr_t types, MPI_Datatype dt, MPI_Op op, int root,
                      MPI_Comm c);
 
 /* Datatypes and operators. */
 MPI_Datatype gompi_type(int kind);
 MPI_Op gompi_op(int which);
 MPI_Datatype gompi_type_byte(void);
-int gompi_type_contiguous(int n, MPI_Datatype *t);
-int gompi_type_free(MPI_Datatype *t);
+gompi_type_result gompi_type_contiguous(int n);
+int gompi_type_free(MPI_Datatype t);
 uintptr_t gompi_type_key(MPI_Datatype t);
 MPI_Op gompi_user_op(int commutative);
 
