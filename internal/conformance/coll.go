@@ -198,6 +198,7 @@ func everyAlgorithm() []Case {
 				if err := c.SetAlgorithm(string(op), alg.Name); err != nil {
 					return err
 				}
+				defer c.SetAlgorithm(string(op), "")
 				sizes := []int{0, 5, 2000}
 				if alg.Name == "shm" {
 					sizes = []int{0, 5, 40} // it must fit the scratch area

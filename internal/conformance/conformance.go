@@ -9,7 +9,8 @@
 //     (or started by golaunch, over the pure-Go runtime's processes).
 //
 // A case gets a communicator of exactly the size it asks for, which it may
-// assume is fresh (no messages in flight). It returns an error saying what
+// assume is fresh (no messages in flight, no algorithm chosen); it should
+// leave it so. It returns an error saying what
 // went wrong; it must not stop early on one rank in a way that leaves the
 // others waiting for it, except by returning an error (under gompi.Run the
 // others then see ErrPeerLost; under mpirun the driver's watchdog aborts the

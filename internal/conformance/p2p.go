@@ -238,8 +238,8 @@ func badArguments(c *gompi.Comm) error {
 			return fmt.Errorf("%s: got %v, want %v", tc.name, tc.err, tc.want)
 		}
 	}
-	// The world cannot be freed. (A case gets the world itself when the job
-	// has exactly the ranks it asks for, as under gompi.Run.)
+	// The world cannot be freed. (Under gompi.Run a case gets the world
+	// itself; the driver of a real job hands it a duplicate.)
 	if c.Name() == "world" {
 		if err := c.Free(); !errors.Is(err, gompi.ErrComm) {
 			return fmt.Errorf("free world: got %v, want %v", err, gompi.ErrComm)

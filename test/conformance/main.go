@@ -8,9 +8,9 @@
 //	golaunch -n 8 ./test/conformance
 //
 // Each case runs once for each communicator size it asks for that the job
-// has: the first size ranks run it on a communicator of their own (the world
-// itself when the sizes are equal) while the others wait, then every rank
-// learns the outcome. Rank 0 prints a line per run and the exit status is 1
+// has: the first size ranks run it on a fresh communicator of their own
+// (split or duplicated from the world) while the others wait, then every
+// rank learns the outcome. Rank 0 prints a line per run and the exit status is 1
 // if any failed; a failing rank prints its error on stderr. A run that does
 // not end within --timeout aborts the job: over MPI a rank cannot learn that
 // a peer gave up, so a failure can otherwise turn into a hang.
@@ -114,21 +114,25 @@ func runCase(world *gompi.Comm, tc conformance.Case, p int, name string, timeout
 		gompi.Abort(3)
 	})
 	defer watchdog.Stop()
-	c := world
-	if p != world.Size() {
+	// A fresh communicator for every run, so that nothing one case leaves
+	// (messages, algorithm choices) reaches the next.
+	var c *gompi.Comm
+	var err error
+	if p == world.Size() {
+		c, err = world.Dup()
+	} else {
 		color := gompi.Undefined
 		if world.Rank() < p {
 			color = 0
 		}
-		sub, err := world.Split(color, world.Rank())
-		if err != nil {
-			return fmt.Errorf("making the %d-rank communicator: %w", p, err)
-		}
-		if sub == nil {
-			return nil
-		}
-		defer sub.Free()
-		c = sub
+		c, err = world.Split(color, world.Rank())
 	}
+	if err != nil {
+		return fmt.Errorf("making the %d-rank communicator: %w", p, err)
+	}
+	if c == nil {
+		return nil // not one of the first p ranks
+	}
+	defer c.Free()
 	return tc.Run(c)
 }

@@ -83,11 +83,11 @@ type collCall struct {
 	sdispls    *C.int
 	rcounts    *C.int
 	rdispls    *C.int
-	types      C.uintptr_t // C memory: an array of MPI_Datatype (a C integer, so cgo need not check it)
-	dt         C.MPI_Datatype
-	mop        C.MPI_Op
+	types      C.uintptr_t // in arrays: n MPI_Datatypes (as an integer: cgo need not check it)
+	dt         C.gompi_h
+	mop        C.gompi_h
 	root       C.int
-	userType   C.MPI_Datatype // a datatype made for a user operator, freed at the end
+	userType   C.gompi_h // a datatype made for a user operator, freed at the end
 	userKey    uintptr
 	hasUser    bool
 	keep       []byte // Exscan: rank 0's recv, restored at the end
@@ -287,24 +287,21 @@ func (c *Comm) prepare(op coll.Operation, a *coll.Args, k *collCall) error {
 // Alltoallw, of datatypes, all MPI_BYTE): MPI reads them until a
 // nonblocking collective completes, so they live in C memory.
 func (k *collCall) alloc(n int, types bool) {
-	size := 4 * n * C.sizeof_int
-	if types {
-		size += n * C.sizeof_MPI_Datatype
-	}
-	k.arrays = C.malloc(C.size_t(max(size, 1)))
+	k.arrays = C.gompi_arrays(C.int(n), boolInt(types))
 	ints := unsafe.Slice((*C.int)(k.arrays), 4*n)
 	if n > 0 {
 		k.scounts, k.sdispls, k.rcounts, k.rdispls = &ints[0], &ints[n], &ints[2*n], &ints[3*n]
 	}
 	if types {
-		ts := unsafe.Slice((*C.MPI_Datatype)(unsafe.Add(k.arrays, 4*n*C.sizeof_int)), n)
-		for i := range ts {
-			ts[i] = byteType
-		}
-		if n > 0 {
-			k.types = C.uintptr_t(uintptr(unsafe.Pointer(&ts[0])))
-		}
+		k.types = C.gompi_arrays_types(k.arrays, C.int(n))
 	}
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // layout fills the C arrays of a block layout given in bytes.
@@ -331,8 +328,8 @@ func (k *collCall) fill(c *Comm, dst *C.int, xs []int, unit int) error {
 // Handles of MPI's datatypes and operators, read once.
 var (
 	byteType  = C.gompi_type_byte()
-	kindTypes [reflect.UnsafePointer + 1]C.MPI_Datatype // by element kind; zero where MPI has no type
-	mpiOps    [len(opNames)]C.MPI_Op
+	kindTypes [reflect.UnsafePointer + 1]C.gompi_h // by element kind; zero where MPI has no type
+	mpiOps    [len(opNames)]C.gompi_h
 )
 
 // opNames are the predefined operators in the shim's order (gompi_op).

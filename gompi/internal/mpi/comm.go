@@ -24,7 +24,7 @@ import (
 // validated by the caller (the gompi package).
 type Comm struct {
 	p          *Proc
-	h, ch      C.MPI_Comm
+	h, ch      C.gompi_h
 	rank, size int
 	name       string
 	members    []int32 // communicator rank → world rank
@@ -33,7 +33,7 @@ type Comm struct {
 }
 
 // newComm wraps h and makes its collective twin.
-func newComm(p *Proc, h C.MPI_Comm, name string) (*Comm, error) {
+func newComm(p *Proc, h C.gompi_h, name string) (*Comm, error) {
 	c := &Comm{p: p, h: h, name: name, rank: int(C.gompi_comm_rank(h)), size: int(C.gompi_comm_size(h))}
 	cname := C.CString(name + ".coll")
 	d := C.gompi_comm_dup(h, cname)
@@ -77,7 +77,7 @@ func (c *Comm) Send(buf []byte, dest, tag, mode int) error {
 	return c.send(buf, dest, tag, mode, c.h)
 }
 
-func (c *Comm) send(buf []byte, dest, tag, mode int, h C.MPI_Comm) error {
+func (c *Comm) send(buf []byte, dest, tag, mode int, h C.gompi_h) error {
 	if len(buf) > maxCount {
 		return c.tooLarge("Send", len(buf), dest, tag)
 	}
@@ -92,7 +92,7 @@ func (c *Comm) Recv(buf []byte, src, tag int) (base.Status, error) {
 	return c.recv(buf, src, tag, c.h)
 }
 
-func (c *Comm) recv(buf []byte, src, tag int, h C.MPI_Comm) (base.Status, error) {
+func (c *Comm) recv(buf []byte, src, tag int, h C.gompi_h) (base.Status, error) {
 	if len(buf) > maxCount {
 		return base.Status{}, c.tooLarge("Recv", len(buf), src, tag)
 	}
@@ -138,7 +138,7 @@ func (c *Comm) Irecv(buf []byte, src, tag int) *Request {
 	return r
 }
 
-func (c *Comm) irecv(r *Request, buf []byte, src, tag int, h C.MPI_Comm) *Request {
+func (c *Comm) irecv(r *Request, buf []byte, src, tag int, h C.gompi_h) *Request {
 	if len(buf) > maxCount {
 		r.fail(c.tooLarge("Irecv", len(buf), src, tag))
 		return r

@@ -9,6 +9,7 @@ import (
 	"os"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -135,6 +136,29 @@ func TestErrorsFromMPI(t *testing.T) {
 	}
 	if r := c.Irecv(nil, 9, 0); !r.Done() || !errors.Is(r.err, base.ErrRank) {
 		t.Errorf("receive from rank 9 of 1: %v", r.err)
+	}
+}
+
+func TestTooLargeForMPI(t *testing.T) {
+	// A 2 GiB view of a small buffer: the backend must refuse it before MPI
+	// (or anything) touches the memory.
+	small := make([]byte, 1)
+	huge := unsafe.Slice(&small[0], maxCount+1)
+	c := proc.World()
+	if err := c.Send(huge, 0, 0, ModeStandard); !errors.Is(err, base.ErrNotSupported) {
+		t.Errorf("Send: %v", err)
+	}
+	if _, err := c.Recv(huge, 0, 0); !errors.Is(err, base.ErrNotSupported) {
+		t.Errorf("Recv: %v", err)
+	}
+	if _, err := c.Isend(huge, 0, 0, ModeStandard); !errors.Is(err, base.ErrNotSupported) {
+		t.Errorf("Isend: %v", err)
+	}
+	if r := c.Irecv(huge, 0, 0); !errors.Is(r.err, base.ErrNotSupported) {
+		t.Errorf("Irecv: %v", r.err)
+	}
+	if err := c.Coll(coll.OpBcast, &coll.Args{Recv: huge}); !errors.Is(err, base.ErrNotSupported) {
+		t.Errorf("Bcast: %v", err)
 	}
 }
 

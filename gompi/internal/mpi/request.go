@@ -34,7 +34,7 @@ const (
 // and the completion hooks are written by the holder before done is set;
 // done is read without it.
 type Request struct {
-	h          C.MPI_Request
+	h          C.gompi_h
 	p          *Proc
 	comm       *Comm
 	kind       uint8
@@ -124,7 +124,7 @@ func (r *Request) unpin() {
 }
 
 // startSend starts a send of buf on communicator h.
-func (r *Request) startSend(buf []byte, mode int, h C.MPI_Comm) error {
+func (r *Request) startSend(buf []byte, mode int, h C.gompi_h) error {
 	c := r.comm
 	if len(buf) > maxCount {
 		return c.tooLarge("Isend", len(buf), int(r.peer), int(r.tag))
@@ -145,7 +145,7 @@ func (r *Request) startSend(buf []byte, mode int, h C.MPI_Comm) error {
 // garbage collected (gompi has no Request.Free).
 type keep struct {
 	pin runtime.Pinner
-	h   C.MPI_Request
+	h   C.gompi_h
 	p   *Proc
 }
 

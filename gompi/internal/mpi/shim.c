@@ -89,74 +89,80 @@ void gompi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 int gompi_serialized(void) { return serial; }
 
-MPI_Comm gompi_comm_world(void) { return MPI_COMM_WORLD; }
-MPI_Comm gompi_comm_null(void) { return MPI_COMM_NULL; }
-MPI_Request gompi_request_null(void) { return MPI_REQUEST_NULL; }
+gompi_h gompi_comm_world(void) { return (gompi_h)MPI_COMM_WORLD; }
+gompi_h gompi_comm_null(void) { return (gompi_h)MPI_COMM_NULL; }
 
-int gompi_comm_rank(MPI_Comm c) {
+int gompi_comm_rank(gompi_h c) {
 	int r = -1;
 	LOCK();
-	MPI_Comm_rank(c, &r);
+	MPI_Comm_rank(COMM(c), &r);
 	UNLOCK();
 	return r;
 }
 
-int gompi_comm_size(MPI_Comm c) {
+int gompi_comm_size(gompi_h c) {
 	int n = 0;
 	LOCK();
-	MPI_Comm_size(c, &n);
+	MPI_Comm_size(COMM(c), &n);
 	UNLOCK();
 	return n;
 }
 
 /* Communicator constructors are blocking collectives; serialized, they hold
  * the lock throughout (they wait only for the other ranks' same call). */
-gompi_comm gompi_comm_dup(MPI_Comm c, const char *name) {
-	gompi_comm r = {0, MPI_COMM_NULL};
+gompi_comm gompi_comm_dup(gompi_h c, const char *name) {
+	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
+	MPI_Comm nc = MPI_COMM_NULL;
 	LOCK();
-	r.err = MPI_Comm_dup(c, &r.comm);
+	r.err = MPI_Comm_dup(COMM(c), &nc);
 	if (r.err == MPI_SUCCESS) {
-		MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
-		MPI_Comm_set_name(r.comm, (char *)name);
+		MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(nc, (char *)name);
 	}
 	UNLOCK();
+	r.comm = (gompi_h)nc;
 	return r;
 }
 
-gompi_comm gompi_comm_split(MPI_Comm c, int color, int key, const char *name) {
-	gompi_comm r = {0, MPI_COMM_NULL};
+gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name) {
+	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
+	MPI_Comm nc = MPI_COMM_NULL;
 	LOCK();
-	r.err = MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, &r.comm);
-	if (r.err == MPI_SUCCESS && r.comm != MPI_COMM_NULL) {
-		MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
-		MPI_Comm_set_name(r.comm, (char *)name);
+	r.err = MPI_Comm_split(COMM(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
+	if (r.err == MPI_SUCCESS && nc != MPI_COMM_NULL) {
+		MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(nc, (char *)name);
 	}
 	UNLOCK();
+	r.comm = (gompi_h)nc;
 	return r;
 }
 
-gompi_comm gompi_comm_shared(MPI_Comm c) {
-	gompi_comm r = {0, MPI_COMM_NULL};
+gompi_comm gompi_comm_shared(gompi_h c) {
+	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
+	MPI_Comm nc = MPI_COMM_NULL;
 	LOCK();
-	r.err = MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r.comm);
+	r.err = MPI_Comm_split_type(COMM(c), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc);
 	UNLOCK();
+	r.comm = (gompi_h)nc;
 	return r;
 }
 
-int gompi_comm_free(MPI_Comm c) {
+int gompi_comm_free(gompi_h c) {
+	MPI_Comm x = COMM(c);
 	LOCK();
-	int err = MPI_Comm_free(&c);
+	int err = MPI_Comm_free(&x);
 	UNLOCK();
 	return err;
 }
 
 /* translate_ranks sets world[i] to the world rank of rank i of c. */
-int gompi_translate_ranks(MPI_Comm c, int n, int *world) {
+int gompi_translate_ranks(gompi_h c, int n, int *world) {
 	MPI_Group g, w;
 	int *ranks = malloc(sizeof(int) * (n > 0 ? n : 1));
 	for (int i = 0; i < n; i++) ranks[i] = i;
 	LOCK();
-	int err = MPI_Comm_group(c, &g);
+	int err = MPI_Comm_group(COMM(c), &g);
 	if (err == MPI_SUCCESS) err = MPI_Comm_group(MPI_COMM_WORLD, &w);
 	if (err == MPI_SUCCESS) {
 		err = MPI_Group_translate_ranks(g, n, ranks, w, world);
@@ -189,7 +195,8 @@ static int isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c
 	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, c, r);
 }
 
-int gompi_send(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
+int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
 	if (serial) {
 		MPI_Request r;
 		pthread_mutex_lock(&big);
@@ -204,7 +211,8 @@ int gompi_send(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) 
 	return MPI_Send(buf, n, MPI_BYTE, dest, tag, c);
 }
 
-gompi_status gompi_recv(char *buf, int n, int src, int tag, MPI_Comm c) {
+gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
 	MPI_Status st;
 	if (serial) {
@@ -221,83 +229,105 @@ gompi_status gompi_recv(char *buf, int n, int src, int tag, MPI_Comm c) {
 	return out;
 }
 
-gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
-	gompi_req r = {0, MPI_REQUEST_NULL};
+gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Comm c = COMM(ch);
+	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
-	r.err = isend(buf, n, dest, tag, mode, c, &r.req);
+	r.err = isend(buf, n, dest, tag, mode, c, &q);
 	UNLOCK();
+	r.req = (gompi_h)q;
 	return r;
 }
 
-gompi_req gompi_irecv(char *buf, int n, int src, int tag, MPI_Comm c) {
-	gompi_req r = {0, MPI_REQUEST_NULL};
+gompi_req gompi_irecv(char *buf, int n, int src, int tag, gompi_h ch) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Comm c = COMM(ch);
+	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
-	r.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &r.req);
+	r.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &q);
 	UNLOCK();
+	r.req = (gompi_h)q;
 	return r;
 }
 
-gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c) {
-	gompi_req r = {0, MPI_REQUEST_NULL};
+gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Comm c = COMM(ch);
+	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
 	switch (mode) {
-	case GOMPI_MODE_SYNC: r.err = MPI_Ssend_init(buf, n, MPI_BYTE, dest, tag, c, &r.req); break;
-	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, dest, tag, c, &r.req); break;
-	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, dest, tag, c, &r.req);
+	case GOMPI_MODE_SYNC: r.err = MPI_Ssend_init(buf, n, MPI_BYTE, dest, tag, c, &q); break;
+	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, dest, tag, c, &q); break;
+	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, dest, tag, c, &q);
 	}
 	UNLOCK();
+	r.req = (gompi_h)q;
 	return r;
 }
 
-gompi_req gompi_recv_init(char *buf, int n, int src, int tag, MPI_Comm c) {
-	gompi_req r = {0, MPI_REQUEST_NULL};
+gompi_req gompi_recv_init(char *buf, int n, int src, int tag, gompi_h ch) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Comm c = COMM(ch);
+	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
-	r.err = MPI_Recv_init(buf, n, MPI_BYTE, src, tag, c, &r.req);
+	r.err = MPI_Recv_init(buf, n, MPI_BYTE, src, tag, c, &q);
 	UNLOCK();
+	r.req = (gompi_h)q;
 	return r;
 }
 
-int gompi_start(MPI_Request *r) {
+int gompi_start(gompi_h *r) {
+	MPI_Request q = REQ(*r);
 	LOCK();
-	int err = MPI_Start(r);
+	int err = MPI_Start(&q);
 	UNLOCK();
+	*r = (gompi_h)q;
 	return err;
 }
 
-gompi_status gompi_wait(MPI_Request *r) {
+gompi_status gompi_wait(gompi_h *r) {
 	gompi_status out = {0};
 	MPI_Status st;
-	out.err = serial ? finish(r, &st) : MPI_Wait(r, &st);
+	MPI_Request q = REQ(*r);
+	out.err = serial ? finish(&q, &st) : MPI_Wait(&q, &st);
+	*r = (gompi_h)q;
 	fill(&out, &st, 1);
 	out.flag = 1;
 	return out;
 }
 
-gompi_status gompi_test(MPI_Request *r) {
+gompi_status gompi_test(gompi_h *r) {
 	gompi_status out = {0};
 	MPI_Status st;
+	MPI_Request q = REQ(*r);
 	LOCK();
-	out.err = MPI_Test(r, &out.flag, &st);
+	out.err = MPI_Test(&q, &out.flag, &st);
 	UNLOCK();
+	*r = (gompi_h)q;
 	if (out.flag) fill(&out, &st, 1);
 	return out;
 }
 
-int gompi_cancel(MPI_Request *r) {
+int gompi_cancel(gompi_h *r) {
+	MPI_Request q = REQ(*r);
 	LOCK();
-	int err = MPI_Cancel(r);
+	int err = MPI_Cancel(&q);
 	UNLOCK();
 	return err;
 }
 
-int gompi_request_free(MPI_Request *r) {
+int gompi_request_free(gompi_h *r) {
+	MPI_Request q = REQ(*r);
 	LOCK();
-	int err = MPI_Request_free(r);
+	int err = MPI_Request_free(&q);
 	UNLOCK();
+	*r = (gompi_h)q;
 	return err;
 }
 
-gompi_status gompi_probe(int src, int tag, MPI_Comm c) {
+gompi_status gompi_probe(int src, int tag, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
 	MPI_Status st;
 	if (serial) {
@@ -316,7 +346,8 @@ gompi_status gompi_probe(int src, int tag, MPI_Comm c) {
 	return out;
 }
 
-gompi_status gompi_iprobe(int src, int tag, MPI_Comm c) {
+gompi_status gompi_iprobe(int src, int tag, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
 	MPI_Status st;
 	LOCK();
@@ -380,82 +411,105 @@ static int coll(int which, int nb, const void *sbuf, void *rbuf, int scount, int
 
 gompi_req gompi_coll(int which, int nb, int inplace, const char *sbuf, char *rbuf, int scount,
                      int rcount, const int *scounts, const int *sdispls, const int *rcounts,
-                     const int *rdispls, uintptr_t types, MPI_Datatype dt, MPI_Op op, int root,
-                     MPI_Comm c) {
-	gompi_req r = {0, MPI_REQUEST_NULL};
+                     const int *rdispls, uintptr_t types, gompi_h dt, gompi_h op, int root,
+                     gompi_h c) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Request q = MPI_REQUEST_NULL;
 	const void *s = inplace == GOMPI_INPLACE_SEND ? MPI_IN_PLACE : (const void *)sbuf;
 	void *d = inplace == GOMPI_INPLACE_RECV ? MPI_IN_PLACE : (void *)rbuf;
 	if (serial && !nb) {
 		pthread_mutex_lock(&big);
-		r.err = coll(which, 1, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types, dt, op,
-		             root, c, &r.req);
+		r.err = coll(which, 1, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types,
+		             DTYPE(dt), OP(op), root, COMM(c), &q);
 		pthread_mutex_unlock(&big);
-		if (r.err == MPI_SUCCESS) r.err = finish(&r.req, MPI_STATUS_IGNORE);
+		if (r.err == MPI_SUCCESS) r.err = finish(&q, MPI_STATUS_IGNORE);
 		return r;
 	}
 	LOCK();
-	r.err = coll(which, nb, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types, dt, op, root,
-	             c, &r.req);
+	r.err = coll(which, nb, s, d, scount, rcount, scounts, sdispls, rcounts, rdispls, (MPI_Datatype *)types,
+	             DTYPE(dt), OP(op), root, COMM(c), &q);
 	UNLOCK();
+	r.req = (gompi_h)q;
 	return r;
+}
+
+void *gompi_arrays(int n, int types) {
+	size_t size = 4 * (size_t)n * sizeof(int);
+	size = (size + sizeof(MPI_Datatype) - 1) / sizeof(MPI_Datatype) * sizeof(MPI_Datatype);
+	void *p = malloc(size + (types ? (size_t)n * sizeof(MPI_Datatype) : 0) + 1);
+	if (types) {
+		MPI_Datatype *t = (MPI_Datatype *)((char *)p + size);
+		for (int i = 0; i < n; i++) t[i] = MPI_BYTE;
+	}
+	return p;
+}
+
+uintptr_t gompi_arrays_types(void *arrays, int n) {
+	size_t size = 4 * (size_t)n * sizeof(int);
+	size = (size + sizeof(MPI_Datatype) - 1) / sizeof(MPI_Datatype) * sizeof(MPI_Datatype);
+	return (uintptr_t)((char *)arrays + size);
 }
 
 /* Element kinds of predefined operators, in the order of reflect.Kind's
  * numeric kinds (see kindIndex in coll.go). */
-MPI_Datatype gompi_type(int kind) {
+gompi_h gompi_type(int kind) {
 	switch (kind) {
-	case 1: return MPI_INT8_T;
-	case 2: return MPI_INT16_T;
-	case 3: return MPI_INT32_T;
-	case 4: return MPI_INT64_T;
-	case 5: return MPI_UINT8_T;
-	case 6: return MPI_UINT16_T;
-	case 7: return MPI_UINT32_T;
-	case 8: return MPI_UINT64_T;
-	case 9: return MPI_FLOAT;
-	case 10: return MPI_DOUBLE;
-	case 11: return MPI_C_FLOAT_COMPLEX;
-	case 12: return MPI_C_DOUBLE_COMPLEX;
+	case 1: return (gompi_h)MPI_INT8_T;
+	case 2: return (gompi_h)MPI_INT16_T;
+	case 3: return (gompi_h)MPI_INT32_T;
+	case 4: return (gompi_h)MPI_INT64_T;
+	case 5: return (gompi_h)MPI_UINT8_T;
+	case 6: return (gompi_h)MPI_UINT16_T;
+	case 7: return (gompi_h)MPI_UINT32_T;
+	case 8: return (gompi_h)MPI_UINT64_T;
+	case 9: return (gompi_h)MPI_FLOAT;
+	case 10: return (gompi_h)MPI_DOUBLE;
+	case 11: return (gompi_h)MPI_C_FLOAT_COMPLEX;
+	case 12: return (gompi_h)MPI_C_DOUBLE_COMPLEX;
 	}
-	return MPI_DATATYPE_NULL;
+	return (gompi_h)MPI_DATATYPE_NULL;
 }
 
 /* Predefined operators, in the order of opNames in coll.go. */
-MPI_Op gompi_op(int which) {
+gompi_h gompi_op(int which) {
 	switch (which) {
-	case 0: return MPI_SUM;
-	case 1: return MPI_PROD;
-	case 2: return MPI_MIN;
-	case 3: return MPI_MAX;
-	case 4: return MPI_LAND;
-	case 5: return MPI_LOR;
-	case 6: return MPI_LXOR;
-	case 7: return MPI_BAND;
-	case 8: return MPI_BOR;
-	case 9: return MPI_BXOR;
+	case 0: return (gompi_h)MPI_SUM;
+	case 1: return (gompi_h)MPI_PROD;
+	case 2: return (gompi_h)MPI_MIN;
+	case 3: return (gompi_h)MPI_MAX;
+	case 4: return (gompi_h)MPI_LAND;
+	case 5: return (gompi_h)MPI_LOR;
+	case 6: return (gompi_h)MPI_LXOR;
+	case 7: return (gompi_h)MPI_BAND;
+	case 8: return (gompi_h)MPI_BOR;
+	case 9: return (gompi_h)MPI_BXOR;
 	}
-	return MPI_OP_NULL;
+	return (gompi_h)MPI_OP_NULL;
 }
 
-MPI_Datatype gompi_type_byte(void) { return MPI_BYTE; }
+gompi_h gompi_type_byte(void) { return (gompi_h)MPI_BYTE; }
 
 gompi_type_result gompi_type_contiguous(int n) {
-	gompi_type_result r = {0, MPI_DATATYPE_NULL};
+	gompi_type_result r = {0, (gompi_h)MPI_DATATYPE_NULL};
+	MPI_Datatype t = MPI_DATATYPE_NULL;
 	LOCK();
-	r.err = MPI_Type_contiguous(n, MPI_BYTE, &r.type);
-	if (r.err == MPI_SUCCESS) r.err = MPI_Type_commit(&r.type);
+	r.err = MPI_Type_contiguous(n, MPI_BYTE, &t);
+	if (r.err == MPI_SUCCESS) r.err = MPI_Type_commit(&t);
 	UNLOCK();
+	r.type = (gompi_h)t;
 	return r;
 }
 
-int gompi_type_free(MPI_Datatype t) {
+int gompi_type_free(gompi_h t) {
+	MPI_Datatype d = DTYPE(t);
 	LOCK();
-	int err = MPI_Type_free(&t);
+	int err = MPI_Type_free(&d);
 	UNLOCK();
 	return err;
 }
 
-uintptr_t gompi_type_key(MPI_Datatype t) { return (uintptr_t)t; }
+/* The key of a datatype in gompiUserOp's table: its handle, as user_fn sees it. */
+uintptr_t gompi_type_key(gompi_h t) { return t; }
 
 /* The user operators: one commutative, one not. Both hand the vectors to Go
  * (gompiUserOp in userop.go), which finds the operator by the datatype: each
@@ -466,12 +520,12 @@ static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
 	gompiUserOp(in, inout, *len, (uintptr_t)*dt);
 }
 
-MPI_Op gompi_user_op(int commutative) {
+gompi_h gompi_user_op(int commutative) {
 	MPI_Op op = MPI_OP_NULL;
 	LOCK();
 	MPI_Op_create(user_fn, commutative, &op);
 	UNLOCK();
-	return op;
+	return (gompi_h)op;
 }
 
 int gompi_error_class(int code) {

@@ -11,6 +11,15 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* Handles cross into Go as integers: Open MPI's are C pointers, and cgo
+ * would check every pointer argument at run time (is it Go memory?), while
+ * handles never are. */
+typedef uintptr_t gompi_h;
+#define COMM(h) ((MPI_Comm)(h))
+#define DTYPE(h) ((MPI_Datatype)(h))
+#define OP(h) ((MPI_Op)(h))
+#define REQ(h) ((MPI_Request)(h))
+
 /* The outcome of a receive, probe or wait. */
 typedef struct {
 	int err;       /* MPI error code, MPI_SUCCESS (0) if none */
@@ -24,19 +33,19 @@ typedef struct {
 /* The outcome of a call that makes a request. */
 typedef struct {
 	int err;
-	MPI_Request req;
+	gompi_h req;
 } gompi_req;
 
 /* The outcome of a call that makes a communicator. */
 typedef struct {
 	int err;
-	MPI_Comm comm;
+	gompi_h comm;
 } gompi_comm;
 
 /* The outcome of a call that makes a datatype. */
 typedef struct {
 	int err;
-	MPI_Datatype type;
+	gompi_h type;
 } gompi_type_result;
 
 /* What MPI_Init_thread gave. */
@@ -72,45 +81,50 @@ int gompi_finalize(void);
 void gompi_abort(int code);
 int gompi_serialized(void);
 
-MPI_Comm gompi_comm_world(void);
-MPI_Comm gompi_comm_null(void);
-MPI_Request gompi_request_null(void);
-int gompi_comm_rank(MPI_Comm c);
-int gompi_comm_size(MPI_Comm c);
-gompi_comm gompi_comm_dup(MPI_Comm c, const char *name);
-gompi_comm gompi_comm_split(MPI_Comm c, int color, int key, const char *name);
-int gompi_comm_free(MPI_Comm c);
-int gompi_translate_ranks(MPI_Comm c, int n, int *world);
-gompi_comm gompi_comm_shared(MPI_Comm c);
+gompi_h gompi_comm_world(void);
+gompi_h gompi_comm_null(void);
+int gompi_comm_rank(gompi_h c);
+int gompi_comm_size(gompi_h c);
+gompi_comm gompi_comm_dup(gompi_h c, const char *name);
+gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name);
+int gompi_comm_free(gompi_h c);
+int gompi_translate_ranks(gompi_h c, int n, int *world);
+gompi_comm gompi_comm_shared(gompi_h c);
 int gompi_processor_name(char *buf, int len);
 
-int gompi_send(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c);
-gompi_status gompi_recv(char *buf, int n, int src, int tag, MPI_Comm c);
-gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c);
-gompi_req gompi_irecv(char *buf, int n, int src, int tag, MPI_Comm c);
-gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c);
-gompi_req gompi_recv_init(char *buf, int n, int src, int tag, MPI_Comm c);
-int gompi_start(MPI_Request *r);
-gompi_status gompi_wait(MPI_Request *r);
-gompi_status gompi_test(MPI_Request *r);
-int gompi_cancel(MPI_Request *r);
-int gompi_request_free(MPI_Request *r);
-gompi_status gompi_probe(int src, int tag, MPI_Comm c);
-gompi_status gompi_iprobe(int src, int tag, MPI_Comm c);
+int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
+gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h c);
+gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
+gompi_req gompi_irecv(char *buf, int n, int src, int tag, gompi_h c);
+gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
+gompi_req gompi_recv_init(char *buf, int n, int src, int tag, gompi_h c);
+int gompi_start(gompi_h *r);
+gompi_status gompi_wait(gompi_h *r);
+gompi_status gompi_test(gompi_h *r);
+int gompi_cancel(gompi_h *r);
+int gompi_request_free(gompi_h *r);
+gompi_status gompi_probe(int src, int tag, gompi_h c);
+gompi_status gompi_iprobe(int src, int tag, gompi_h c);
 
 gompi_req gompi_coll(int which, int nonblocking, int inplace, const char *sbuf, char *rbuf, int scount,
                      int rcount, const int *scounts, const int *sdispls, const int *rcounts,
-                     const int *rdispls, uintptr_t types, MPI_Datatype dt, MPI_Op op, int root,
-                     MPI_Comm c);
+                     const int *rdispls, uintptr_t types, gompi_h dt, gompi_h op, int root,
+                     gompi_h c);
+
+/* arrays returns C memory for 4n ints (counts and displacements of a
+ * vector collective) followed, if types, by n MPI_Datatypes set to
+ * MPI_BYTE, whose address arrays_types gives; free it with free(). */
+void *gompi_arrays(int n, int types);
+uintptr_t gompi_arrays_types(void *arrays, int n);
 
 /* Datatypes and operators. */
-MPI_Datatype gompi_type(int kind);
-MPI_Op gompi_op(int which);
-MPI_Datatype gompi_type_byte(void);
+gompi_h gompi_type(int kind);
+gompi_h gompi_op(int which);
+gompi_h gompi_type_byte(void);
 gompi_type_result gompi_type_contiguous(int n);
-int gompi_type_free(MPI_Datatype t);
-uintptr_t gompi_type_key(MPI_Datatype t);
-MPI_Op gompi_user_op(int commutative);
+int gompi_type_free(gompi_h t);
+uintptr_t gompi_type_key(gompi_h t);
+gompi_h gompi_user_op(int commutative);
 
 int gompi_error_class(int code);
 int gompi_error_string(int code, char *buf, int len);

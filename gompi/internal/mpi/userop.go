@@ -21,10 +21,10 @@ import (
 var (
 	userOps    sync.Map // datatype key → coll.Op
 	userOpOnce sync.Once
-	userOpsMPI [2]C.MPI_Op // not commutative, commutative
+	userOpsMPI [2]C.gompi_h // not commutative, commutative
 )
 
-func userOp(commutative bool) C.MPI_Op {
+func userOp(commutative bool) C.gompi_h {
 	userOpOnce.Do(func() {
 		userOpsMPI[0] = C.gompi_user_op(0)
 		userOpsMPI[1] = C.gompi_user_op(1)
