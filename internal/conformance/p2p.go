@@ -80,8 +80,14 @@ func truncationLeavesNextMessageIntact(c *gompi.Comm) error {
 		if !errors.As(err, &ge) || ge.Peer != 0 || ge.Op != "Recv" {
 			return fmt.Errorf("%d bytes: error does not say where: %#v", n, err)
 		}
-		if st.Count != n/2 || !bytes.Equal(small, pattern(n, 1)[:n/2]) {
-			return fmt.Errorf("%d bytes: truncated receive stored %d bytes wrongly", n, st.Count)
+		if st.Count != n/2 {
+			return fmt.Errorf("%d bytes: truncated receive counts %d bytes, want %d", n, st.Count, n/2)
+		}
+		// gompi stores what fits. Over MPI the contents are the library's
+		// (the standard leaves them unspecified): Open MPI stores what fits
+		// too, MPICH nothing of a message from another process.
+		if gompi.Backend() != "mpich" && !bytes.Equal(small, pattern(n, 1)[:n/2]) {
+			return fmt.Errorf("%d bytes: truncated receive stored the wrong bytes", n)
 		}
 		full := make([]byte, n)
 		if _, err := c.Recv(full, 0, 0); err != nil {

@@ -26,5 +26,5 @@ var (
 	NewDone  = mpi.NewDone
 )
 
-// Name says which backend this build uses.
-const Name = "mpi"
+// Name says which backend this build uses: "mpi" (Open MPI) or "mpich".
+const Name = mpi.Name

@@ -8,5 +8,9 @@ package mpi
 // #cgo pkg-config: mpich
 import "C"
 
-// Library names the MPI library this build links.
-const Library = "MPICH"
+// Library names the MPI library this build links; Name is the backend's
+// name, gompi.Backend().
+const (
+	Library = "MPICH"
+	Name    = "mpich"
+)

@@ -7,5 +7,9 @@ package mpi
 // #cgo pkg-config: ompi
 import "C"
 
-// Library names the MPI library this build links.
-const Library = "Open MPI"
+// Library names the MPI library this build links; Name is the backend's
+// name, gompi.Backend().
+const (
+	Library = "Open MPI"
+	Name    = "mpi"
+)

@@ -9,6 +9,7 @@ package mpi
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync/atomic"
@@ -101,12 +102,31 @@ func (c *Comm) recv(buf []byte, src, tag int, h C.gompi_h) (base.Status, error) 
 	// bytes stored.
 	s := base.Status{Source: int(st.source), Tag: int(st.tag), Count: min(int(st.count), len(buf))}
 	if st.err != 0 {
-		if st.count == 0 && src != base.AnySource {
-			s.Source = src
-		}
-		return s, c.mpiErr("Recv", st.err, s.Source, s.Tag)
+		err := c.mpiErr("Recv", st.err, src, tag)
+		truncated(&s, err, len(buf), src, tag)
+		return s, err
 	}
 	return s, nil
+}
+
+// truncated completes the status of a receive that failed: a truncated
+// message fills the whole buffer; where the library left the status unset
+// (MPICH), the source and tag are those asked for (unknown for wildcards).
+func truncated(s *base.Status, err error, n, src, tag int) {
+	if !errors.Is(err, base.ErrTruncate) {
+		return
+	}
+	s.Count = n
+	if s.Source == base.AnySource {
+		s.Source = src
+	}
+	if s.Tag == base.AnyTag {
+		s.Tag = tag
+	}
+	var e *base.Error
+	if errors.As(err, &e) {
+		e.Peer, e.Tag = s.Source, s.Tag
+	}
 }
 
 // Isend starts a send (MPI_Isend, MPI_Issend or MPI_Irsend by mode).

@@ -209,6 +209,9 @@ func (r *Request) complete(st C.gompi_status) {
 			op, peer = r.op, -1
 		}
 		r.err = r.comm.mpiErr(op, st.err, peer, int(r.tag))
+		if r.kind == kindRecv {
+			truncated(&r.st, r.err, r.n, int(r.peer), int(r.tag))
+		}
 	}
 	if r.fin != nil {
 		r.fin()

@@ -41,12 +41,18 @@ static int finish(MPI_Request *r, MPI_Status *st) {
 	}
 }
 
+/* A status starts as "unknown source and tag": some libraries (MPICH) leave
+ * the status of a failed receive alone, and fill reads it all the same. */
+#define EMPTY_STATUS {.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG}
+
 static void fill(gompi_status *out, MPI_Status *st, int cancel) {
-	out->source = st->MPI_SOURCE;
-	out->tag = st->MPI_TAG;
+	out->source = st->MPI_SOURCE == MPI_ANY_SOURCE ? GOMPI_ANY_SOURCE
+	              : st->MPI_SOURCE == MPI_PROC_NULL ? GOMPI_PROC_NULL
+	                                                : st->MPI_SOURCE;
+	out->tag = st->MPI_TAG == MPI_ANY_TAG ? GOMPI_ANY_TAG : st->MPI_TAG;
 	int n = 0;
-	if (MPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) n = 0;
-	out->count = n;
+	if (out->err != MPI_SUCCESS || MPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) n = 0;
+	out->count = n; /* after an error, the caller knows better (see truncated in comm.go) */
 	if (cancel) {
 		int c = 0;
 		MPI_Test_cancelled(st, &c);
@@ -189,10 +195,10 @@ int gompi_processor_name(char *buf, int len) {
 
 static int isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c, MPI_Request *r) {
 	switch (mode) {
-	case GOMPI_MODE_SYNC: return MPI_Issend(buf, n, MPI_BYTE, dest, tag, c, r);
-	case GOMPI_MODE_READY: return MPI_Irsend(buf, n, MPI_BYTE, dest, tag, c, r);
+	case GOMPI_MODE_SYNC: return MPI_Issend(buf, n, MPI_BYTE, SRC(dest), tag, c, r);
+	case GOMPI_MODE_READY: return MPI_Irsend(buf, n, MPI_BYTE, SRC(dest), tag, c, r);
 	}
-	return MPI_Isend(buf, n, MPI_BYTE, dest, tag, c, r);
+	return MPI_Isend(buf, n, MPI_BYTE, SRC(dest), tag, c, r);
 }
 
 int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) {
@@ -205,26 +211,26 @@ int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) 
 		return err != MPI_SUCCESS ? err : finish(&r, MPI_STATUS_IGNORE);
 	}
 	switch (mode) {
-	case GOMPI_MODE_SYNC: return MPI_Ssend(buf, n, MPI_BYTE, dest, tag, c);
-	case GOMPI_MODE_READY: return MPI_Rsend(buf, n, MPI_BYTE, dest, tag, c);
+	case GOMPI_MODE_SYNC: return MPI_Ssend(buf, n, MPI_BYTE, SRC(dest), tag, c);
+	case GOMPI_MODE_READY: return MPI_Rsend(buf, n, MPI_BYTE, SRC(dest), tag, c);
 	}
-	return MPI_Send(buf, n, MPI_BYTE, dest, tag, c);
+	return MPI_Send(buf, n, MPI_BYTE, SRC(dest), tag, c);
 }
 
 gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
-	MPI_Status st;
+	MPI_Status st = EMPTY_STATUS;
 	if (serial) {
 		MPI_Request r;
 		pthread_mutex_lock(&big);
-		out.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &r);
+		out.err = MPI_Irecv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &r);
 		pthread_mutex_unlock(&big);
 		if (out.err == MPI_SUCCESS) out.err = finish(&r, &st);
 	} else {
-		out.err = MPI_Recv(buf, n, MPI_BYTE, src, tag, c, &st);
+		out.err = MPI_Recv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &st);
 	}
-	if (out.err == MPI_SUCCESS || out.err == MPI_ERR_TRUNCATE || out.err == MPI_ERR_IN_STATUS) fill(&out, &st, 0);
+	fill(&out, &st, 0);
 	out.flag = 1;
 	return out;
 }
@@ -245,7 +251,7 @@ gompi_req gompi_irecv(char *buf, int n, int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
-	r.err = MPI_Irecv(buf, n, MPI_BYTE, src, tag, c, &q);
+	r.err = MPI_Irecv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &q);
 	UNLOCK();
 	r.req = (gompi_h)q;
 	return r;
@@ -257,9 +263,9 @@ gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, g
 	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
 	switch (mode) {
-	case GOMPI_MODE_SYNC: r.err = MPI_Ssend_init(buf, n, MPI_BYTE, dest, tag, c, &q); break;
-	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, dest, tag, c, &q); break;
-	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, dest, tag, c, &q);
+	case GOMPI_MODE_SYNC: r.err = MPI_Ssend_init(buf, n, MPI_BYTE, SRC(dest), tag, c, &q); break;
+	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, SRC(dest), tag, c, &q); break;
+	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, SRC(dest), tag, c, &q);
 	}
 	UNLOCK();
 	r.req = (gompi_h)q;
@@ -271,7 +277,7 @@ gompi_req gompi_recv_init(char *buf, int n, int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
-	r.err = MPI_Recv_init(buf, n, MPI_BYTE, src, tag, c, &q);
+	r.err = MPI_Recv_init(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &q);
 	UNLOCK();
 	r.req = (gompi_h)q;
 	return r;
@@ -288,7 +294,7 @@ int gompi_start(gompi_h *r) {
 
 gompi_status gompi_wait(gompi_h *r) {
 	gompi_status out = {0};
-	MPI_Status st;
+	MPI_Status st = EMPTY_STATUS;
 	MPI_Request q = REQ(*r);
 	out.err = serial ? finish(&q, &st) : MPI_Wait(&q, &st);
 	*r = (gompi_h)q;
@@ -299,7 +305,7 @@ gompi_status gompi_wait(gompi_h *r) {
 
 gompi_status gompi_test(gompi_h *r) {
 	gompi_status out = {0};
-	MPI_Status st;
+	MPI_Status st = EMPTY_STATUS;
 	MPI_Request q = REQ(*r);
 	LOCK();
 	out.err = MPI_Test(&q, &out.flag, &st);
@@ -329,17 +335,17 @@ int gompi_request_free(gompi_h *r) {
 gompi_status gompi_probe(int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
-	MPI_Status st;
+	MPI_Status st = EMPTY_STATUS;
 	if (serial) {
 		for (;;) {
 			pthread_mutex_lock(&big);
-			out.err = MPI_Iprobe(src, tag, c, &out.flag, &st);
+			out.err = MPI_Iprobe(SRC(src), TAG(tag), c, &out.flag, &st);
 			pthread_mutex_unlock(&big);
 			if (out.err != MPI_SUCCESS || out.flag) break;
 			sched_yield();
 		}
 	} else {
-		out.err = MPI_Probe(src, tag, c, &st);
+		out.err = MPI_Probe(SRC(src), TAG(tag), c, &st);
 		out.flag = 1;
 	}
 	if (out.err == MPI_SUCCESS) fill(&out, &st, 0);
@@ -349,9 +355,9 @@ gompi_status gompi_probe(int src, int tag, gompi_h ch) {
 gompi_status gompi_iprobe(int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};
-	MPI_Status st;
+	MPI_Status st = EMPTY_STATUS;
 	LOCK();
-	out.err = MPI_Iprobe(src, tag, c, &out.flag, &st);
+	out.err = MPI_Iprobe(SRC(src), TAG(tag), c, &out.flag, &st);
 	UNLOCK();
 	if (out.err == MPI_SUCCESS && out.flag) fill(&out, &st, 0);
 	return out;

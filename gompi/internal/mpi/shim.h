@@ -56,6 +56,15 @@ typedef struct {
 	long tag_ub;
 } gompi_init_result;
 
+/* gompi's wildcards (package base): Open MPI's values, which other libraries
+ * need not share (MPICH swaps MPI_ANY_SOURCE and MPI_PROC_NULL). The shim
+ * translates them going in (SRC, TAG) and coming out (fill). */
+#define GOMPI_ANY_SOURCE (-1)
+#define GOMPI_PROC_NULL (-2)
+#define GOMPI_ANY_TAG (-1)
+#define SRC(r) ((r) == GOMPI_ANY_SOURCE ? MPI_ANY_SOURCE : (r) == GOMPI_PROC_NULL ? MPI_PROC_NULL : (r))
+#define TAG(t) ((t) == GOMPI_ANY_TAG ? MPI_ANY_TAG : (t))
+
 /* Error classes as gompi knows them (see errclass in mpi.go). */
 enum {
 	GOMPI_EC_INTERNAL, GOMPI_EC_TRUNCATE, GOMPI_EC_RANK, GOMPI_EC_TAG, GOMPI_EC_COMM,
