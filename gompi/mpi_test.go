@@ -36,6 +36,16 @@ func TestBackendIsMPI(t *testing.T) {
 	}
 }
 
+func TestHostsAndTransport(t *testing.T) {
+	w := gompi.World()
+	if got := w.Transport(0); got != "self" {
+		t.Errorf("Transport(0) on one rank = %q", got)
+	}
+	if got := gompi.HostOf(0); got != gompi.Host() {
+		t.Errorf("HostOf(0) = %q, Host() = %q", got, gompi.Host())
+	}
+}
+
 func TestRunNeedsTheGoBackend(t *testing.T) {
 	err := gompi.Run(2, func(*gompi.Comm) error { return nil })
 	if !errors.Is(err, gompi.ErrNotSupported) {

@@ -76,7 +76,7 @@ var initOnce struct {
 func Init() (*Proc, jobenv.Job, error) {
 	initOnce.Lock()
 	defer initOnce.Unlock()
-	job := jobenv.Job{ShmFD: -1}
+	job := jobenv.Job{ShmFD: -1, SecretFD: -1}
 	if initOnce.p != nil {
 		return nil, job, fmt.Errorf("gompi: MPI can be initialized once per process")
 	}
@@ -100,6 +100,7 @@ func Init() (*Proc, jobenv.Job, error) {
 	if C.gompi_processor_name(&name[0], C.int(len(name))) > 0 {
 		job.Host = C.GoString(&name[0])
 	}
+	job.HostMap = hostMap(gatherNames(&name, w.size))
 	if sh := C.gompi_comm_shared(w.h); sh.err == 0 {
 		n := int(C.gompi_comm_size(sh.comm))
 		job.LocalRank, job.LocalSize = int(C.gompi_comm_rank(sh.comm)), n
@@ -114,6 +115,45 @@ func Init() (*Proc, jobenv.Job, error) {
 	job.Oversubscribed = job.LocalSize > runtime.NumCPU()
 	initOnce.p = p
 	return p, job, nil
+}
+
+// gatherNames gathers every world rank's processor name.
+func gatherNames(mine *[256]C.char, n int) []string {
+	all := make([]C.char, n*len(mine))
+	if C.gompi_allgather_names(&mine[0], &all[0], C.int(len(mine))) != 0 {
+		return nil
+	}
+	names := make([]string, n)
+	for r := range names {
+		names[r] = C.GoString(&all[r*len(mine)])
+	}
+	return names
+}
+
+// hostMap groups world ranks by host name, hosts in the order of their
+// first rank.
+func hostMap(names []string) []jobenv.HostRanks {
+	var hosts []jobenv.HostRanks
+	at := map[string]int{}
+	for r, name := range names {
+		i, ok := at[name]
+		if !ok {
+			i = len(hosts)
+			at[name] = i
+			hosts = append(hosts, jobenv.HostRanks{Name: name})
+		}
+		hosts[i].Ranks = append(hosts[i].Ranks, r)
+	}
+	return hosts
+}
+
+// Transport says how this rank reaches world rank w: "self", or "mpi" (the
+// library's choice: shared memory on one host, its network between hosts).
+func (p *Proc) Transport(w int) string {
+	if w == p.world.rank {
+		return "self"
+	}
+	return "mpi"
 }
 
 // World returns the communicator of all ranks (MPI_COMM_WORLD).

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/rdtsc"
 )
 
@@ -220,6 +222,20 @@ func TestNativeCollectivesOnOneRank(t *testing.T) {
 	userOps.Range(func(any, any) bool { n++; return true })
 	if n != 0 {
 		t.Fatalf("%d user-operator datatypes left registered", n)
+	}
+}
+
+func TestTransportAndHosts(t *testing.T) {
+	if got := proc.Transport(0); got != "self" {
+		t.Errorf("Transport(self) = %q", got)
+	}
+	if got := proc.Transport(1); got != "mpi" {
+		t.Errorf("Transport(other) = %q", got)
+	}
+	hs := hostMap([]string{"a", "b", "a", "c", "b"})
+	want := []jobenv.HostRanks{{Name: "a", Ranks: []int{0, 2}}, {Name: "b", Ranks: []int{1, 4}}, {Name: "c", Ranks: []int{3}}}
+	if !reflect.DeepEqual(hs, want) {
+		t.Errorf("host map: %+v, want %+v", hs, want)
 	}
 }
 

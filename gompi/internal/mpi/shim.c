@@ -193,6 +193,14 @@ int gompi_processor_name(char *buf, int len) {
 	return n;
 }
 
+/* allgather_names gathers every world rank's len-byte name into all. */
+int gompi_allgather_names(const char *mine, char *all, int len) {
+	LOCK();
+	int err = MPI_Allgather(mine, len, MPI_CHAR, all, len, MPI_CHAR, MPI_COMM_WORLD);
+	UNLOCK();
+	return err;
+}
+
 static int isend(const char *buf, int n, int dest, int tag, int mode, MPI_Comm c, MPI_Request *r) {
 	switch (mode) {
 	case GOMPI_MODE_SYNC: return MPI_Issend(buf, n, MPI_BYTE, SRC(dest), tag, c, r);

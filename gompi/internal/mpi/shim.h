@@ -100,6 +100,7 @@ int gompi_comm_free(gompi_h c);
 int gompi_translate_ranks(gompi_h c, int n, int *world);
 gompi_comm gompi_comm_shared(gompi_h c);
 int gompi_processor_name(char *buf, int len);
+int gompi_allgather_names(const char *mine, char *all, int len);
 
 int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
 gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h c);
