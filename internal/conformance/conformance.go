@@ -23,10 +23,16 @@
 package conformance
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/gompi/gompi/gompi"
 )
+
+// ErrSkip, wrapped in a case's error on every rank, says that the case does
+// not apply to this job (the reason follows); harnesses report it as
+// skipped.
+var ErrSkip = errors.New("not applicable here")
 
 // Case is one conformance case.
 type Case struct {
