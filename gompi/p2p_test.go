@@ -35,6 +35,14 @@ func TestPingPongWithoutCMA(t *testing.T) {
 	run(t, 2, caseNamed(t, "PingPongSizes").Run)
 }
 
+// TestProgressWithoutCMA: with cross-memory attach off, a large receive
+// that matches a message already there is fed by fragments, which must
+// progress while the rank computes.
+func TestProgressWithoutCMA(t *testing.T) {
+	t.Setenv("GOMPI_SHM_CMA", "0")
+	run(t, 2, caseNamed(t, "ProgressWhileComputing").Run)
+}
+
 func TestPeerLost(t *testing.T) {
 	run(t, 2, func(c *gompi.Comm) error {
 		if c.Rank() == 1 {

@@ -88,6 +88,17 @@ func (h *hostPair) remove(t *testing.T) {
 	}
 }
 
+// shape limits the rate of the link from a to b with a token bucket, so that
+// a large message takes a known long time to cross.
+func (h *hostPair) shape(t *testing.T, rate string) {
+	t.Helper()
+	cmd := exec.Command("ip", "netns", "exec", h.a, "tc", "qdisc", "add", "dev", h.linkA, "root",
+		"tbf", "rate", rate, "burst", "32kbit", "latency", "400ms")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("cannot shape the test link (tc: %v: %s)", err, bytes.TrimSpace(out))
+	}
+}
+
 // hostsArgs returns golaunch's arguments for slots ranks on each namespace.
 func (h *hostPair) hostsArgs(slotsA, slotsB int, extra ...string) []string {
 	return append([]string{"-H", fmt.Sprintf("%s:%d,%s:%d", h.a, slotsA, h.b, slotsB),
@@ -313,6 +324,9 @@ func TestHostsFailuresNameTheirCause(t *testing.T) {
 
 func TestHostsConnectionLostMidMessage(t *testing.T) {
 	h := newHostPair(t, "m")
+	// At 100 Mbit/s the 128 MiB message takes ten seconds: rank 0 surely
+	// dies in the middle of it, however slow a loaded machine makes it.
+	h.shape(t, "100mbit")
 	r := golaunch(t, "", append(h.hostsArgs(1, 1), filepath.Join(bin, "rankprog"), "--mode", "midreset")...)
 	if r.code != 7 || !strings.Contains(r.stderr, "rank 0") || !strings.Contains(r.stderr, "status 7") {
 		t.Errorf("golaunch: exit %d, want 7 naming rank 0\nstderr: %s", r.code, r.stderr)

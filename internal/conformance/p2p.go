@@ -128,35 +128,46 @@ func ssendWaitsForReceive(c *gompi.Comm) error {
 // runtime a background goroutine progresses them; over MPI, Done itself
 // tests the request (MPI_Test), which is the library's progress.
 func progressWhileComputing(c *gompi.Comm) error {
-	for _, n := range []int{100, 1 << 20} {
-		if c.Rank() == 0 {
-			if err := c.Send(pattern(n, 9), 1, 0); err != nil {
+	// In the second round the receiver waits (Probe) until the message is
+	// there before posting its receive: the receive then matches a message
+	// that already arrived, and the rest of a rendezvous must still progress.
+	for _, late := range []bool{false, true} {
+		for _, n := range []int{100, 1 << 20} {
+			if c.Rank() == 0 {
+				if err := c.Send(pattern(n, 9), 1, 0); err != nil {
+					return err
+				}
+				continue
+			}
+			if late {
+				if _, err := c.Probe(0, 0); err != nil {
+					return err
+				}
+			}
+			buf := make([]byte, n)
+			r, err := c.Irecv(buf, 0, 0)
+			if err != nil {
 				return err
 			}
-			continue
-		}
-		buf := make([]byte, n)
-		r, err := c.Irecv(buf, 0, 0)
-		if err != nil {
-			return err
-		}
-		// "Compute" until the request is done.
-		deadline := time.Now().Add(20 * time.Second)
-		x := 0
-		for !r.Done() {
-			for i := 0; i < 1000; i++ {
-				x += i * i
+			// "Compute" until the request is done.
+			deadline := time.Now().Add(20 * time.Second)
+			x := 0
+			for !r.Done() {
+				for i := 0; i < 1000; i++ {
+					x += i * i
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%d bytes (receive posted %s): the receive made no progress while the rank computed",
+						n, map[bool]string{false: "early", true: "after the message arrived"}[late])
+				}
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%d bytes: the receive made no progress while the rank computed", n)
+			_ = x
+			if !bytes.Equal(buf, pattern(n, 9)) {
+				return fmt.Errorf("%d bytes: wrong data", n)
 			}
-		}
-		_ = x
-		if !bytes.Equal(buf, pattern(n, 9)) {
-			return fmt.Errorf("%d bytes: wrong data", n)
-		}
-		if _, err := r.Wait(); err != nil {
-			return err
+			if _, err := r.Wait(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -195,6 +195,11 @@ func (p *Proc) irecv(r *Request) {
 	p.mu.Lock()
 	if m := p.unexp.find(r.ctx, r.peer, r.tag, true); m != nil {
 		p.deliverMsg(r, m)
+		if r.done.Load() == 0 {
+			// A rendezvous has started (fragments or a TCP stream to come):
+			// it needs progress like any posted receive.
+			p.started(r)
+		}
 		p.mu.Unlock()
 		return
 	}
