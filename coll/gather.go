@@ -74,8 +74,11 @@ func treeLayout(p *proc, full, own []byte, m, root int) layout {
 // Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉α + (p−1)mβ.
 func gatherBinomial(p *proc, send, recv []byte, m, root, tag int) {
 	l := treeLayout(p, recv, send, m, root)
-	if send != nil {
-		copy(l.block(rel(p.rank, root, p.size)), send)
+	// A leaf's block is send itself: copying it onto itself would write to
+	// a buffer the caller lent for reading only (and race with any other
+	// reader of it, such as a concurrent nonblocking collective).
+	if b := l.block(rel(p.rank, root, p.size)); send != nil && len(b) > 0 && &b[0] != &send[0] {
+		copy(b, send)
 	}
 	gatherTree(p, l, root, tag)
 }

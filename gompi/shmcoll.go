@@ -29,7 +29,87 @@ type shmAlg struct {
 	run     func(x *collComm, a *coll.Args, data []byte) error
 }
 
+// shmPreferred says where the selection table tries the shared-memory
+// algorithm first: calls of at most maxBytes (in the operation's own measure,
+// see coll.Operation.SizeMeaning) on at least minRanks ranks. Elsewhere the
+// point-to-point algorithms win (two ranks exchange in one message; large
+// data are better copied once than through the scratch area). Measured on 2
+// cores with 2..64 ranks: docs/PERFORMANCE.md, "Collectives".
+var shmPreferred = []struct {
+	op                 coll.Operation
+	minRanks, maxBytes int
+}{
+	{coll.OpBarrier, 1, 1},
+	{coll.OpAllreduce, 3, 2 << 10},
+	{coll.OpReduce, 3, 2 << 10},
+	{coll.OpScan, 3, 2 << 10},
+	{coll.OpExscan, 3, 2 << 10},
+	{coll.OpAllgather, 2, 1 << 10},
+	{coll.OpGather, 3, 1 << 10},
+	{coll.OpScatter, 3, 1 << 10},
+	{coll.OpAlltoall, 2, 256},
+	{coll.OpReduceScatterBlock, 3, 512},
+}
+
+// preferShm rewrites op's selection table so that calls of at most maxBytes
+// on at least minRanks ranks try "shm" first, and every other call matches
+// the rule it matched before: the old rules come first restricted to fewer
+// ranks and small calls, then restricted to small calls with "shm" in front,
+// then unchanged.
+func preferShm(op coll.Operation, minRanks, maxBytes int) error {
+	old := coll.Table(op)
+	small := func(r coll.Rule) coll.Rule {
+		if r.MaxBytes == 0 || r.MaxBytes > maxBytes {
+			r.MaxBytes = maxBytes
+		}
+		return r
+	}
+	var rules []coll.Rule
+	if minRanks > 1 {
+		for _, r := range old {
+			r = small(r)
+			if r.MaxRanks == 0 || r.MaxRanks > minRanks-1 {
+				r.MaxRanks = minRanks - 1
+			}
+			rules = append(rules, r)
+		}
+	}
+	for _, r := range old {
+		r = small(r)
+		r.Use = append([]string{"shm"}, r.Use...)
+		rules = append(rules, r)
+	}
+	return coll.SetTable(op, reachable(append(rules, old...)))
+}
+
+// reachable drops the rules that an earlier rule covers entirely (limits of
+// 0 mean none), so that the printed table shows only rules that can match.
+func reachable(rules []coll.Rule) []coll.Rule {
+	covers := func(a, b int) bool { return a == 0 || b != 0 && b <= a }
+	var out []coll.Rule
+	for _, r := range rules {
+		hidden := false
+		for _, q := range out {
+			if covers(q.MaxRanks, r.MaxRanks) && covers(q.MaxBytes, r.MaxBytes) {
+				hidden = true
+				break
+			}
+		}
+		if !hidden {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func init() {
+	defer func() {
+		for _, p := range shmPreferred {
+			if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
+				panic(err)
+			}
+		}
+	}()
 	for _, s := range shmAlgs {
 		s := s
 		err := coll.Register(coll.Algorithm{
@@ -265,27 +345,36 @@ var shmAlgs = []*shmAlg{
 		}},
 	{op: coll.OpReduceScatterBlock, summary: "every rank writes its vector; each folds its own block over all ranks",
 		cost: "1 shared barrier + p·m·p copied + (p−1)·m reduced per rank",
-		need: func(n int, a *coll.Args) int { return n * n * len(a.Recv) },
+		need: func(n int, a *coll.Args) int { return n * n * rsBlock(n, a) },
 		run: func(x *collComm, a *coll.Args, data []byte) error {
 			n, me := x.Size(), x.Rank()
-			m := len(a.Recv)
+			m := rsBlock(n, a)
 			v := a.Send
 			if v == nil {
-				v = a.Recv
+				v = a.Recv // in place: recv holds the whole vector
 			}
 			copy(data[me*n*m:], v[:n*m])
 			if err := meet(x); err != nil {
 				return err
 			}
-			// Rank r's block b sits at r*n*m + b*m: fold block me of every rank.
-			acc := make([]byte, m)
-			copy(acc, data[(n-1)*n*m+me*m:][:m])
+			// Rank r's block b sits at r*n*m + b*m: fold block me of every
+			// rank into the start of recv.
+			out := a.Recv[:m]
+			copy(out, data[(n-1)*n*m+me*m:][:m])
 			for r := n - 2; r >= 0; r-- {
-				a.Op.Apply(data[r*n*m+me*m:][:m], acc)
+				a.Op.Apply(data[r*n*m+me*m:][:m], out)
 			}
-			copy(a.Recv, acc)
 			return nil
 		}},
+}
+
+// rsBlock is the block of Reduce_scatter_block: len(recv), or in place (send
+// nil) the whole vector in recv divided among the ranks.
+func rsBlock(n int, a *coll.Args) int {
+	if a.Send == nil {
+		return len(a.Recv) / n
+	}
+	return len(a.Recv)
 }
 
 func gatherBlock(n int, a *coll.Args) int {

@@ -43,8 +43,8 @@ func init() {
 }
 
 // collScratch is the size of one half of a slot's scratch area for n ranks:
-// room for a kilobyte per rank, at least 16 KiB.
-func collScratch(n int) int64 { return align(max(16<<10, int64(n)<<10), 4096) }
+// 4 KiB per rank, at least 64 KiB (pages are touched only when used).
+func collScratch(n int) int64 { return align(max(64<<10, int64(n)<<12), 4096) }
 
 // CollScratchSize returns the bytes of one scratch half.
 func (s *Segment) CollScratchSize() int { return int(collScratch(s.l.NRanks)) }

@@ -26,9 +26,13 @@ func futexWait(addr *uint32, val uint32, d time.Duration) {
 
 // futexWake wakes every thread sleeping on addr.
 func futexWake(addr *uint32) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp, 1<<30, 0, 0, 0)
+	// Raw: waking never blocks, and the scheduler need not hear of it.
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp, 1<<30, 0, 0, 0)
 }
 
 // Yield gives the CPU to another runnable thread of the system (not only of
-// this process, which runtime.Gosched would do).
-func Yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+// this process, which runtime.Gosched would do). It is a raw system call:
+// on a crowded machine the thread may be off the CPU for well over 20 µs,
+// and through syscall.Syscall the Go scheduler would then take its P away
+// and make it win one back on return, on every yield.
+func Yield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
