@@ -205,11 +205,12 @@ type Config struct {
 	FastReps int // timer reads for DT, t
 }
 
-// A Result is one row: rank 0's times of every run, in seconds, corrected
-// (for Timing, the timer reads; for Barrier, DB of each run).
+// A Result is one row: rank 0's times of every run in seconds, corrected
+// (for Timing, the timer reads; for Barrier, DB of each run), and the
+// uncorrected t2 - t1.
 type Result struct {
-	Name  string
-	Times []float64
+	Name       string
+	Times, Raw []float64
 }
 
 // Median is the row's figure, the median run.
@@ -235,6 +236,7 @@ func Run(c msu.Comm, cfg Config, progress func(name string)) ([]Result, error) {
 		t2 := gompi.Wtime()
 		timing.Times[k] = t2 - t1
 	}
+	timing.Raw = timing.Times
 	dt := timing.Median()
 	// DB = t2 - t1 - DT of a Barrier after a Barrier.
 	progress(BarrierName)
@@ -250,6 +252,7 @@ func Run(c msu.Comm, cfg Config, progress func(name string)) ([]Result, error) {
 		t2 := gompi.Wtime()
 		if k > 0 {
 			barrier.Times = append(barrier.Times, Correct(t1, t2, dt, 0))
+			barrier.Raw = append(barrier.Raw, t2-t1)
 		}
 	}
 	db := barrier.Median()
@@ -276,6 +279,7 @@ func Run(c msu.Comm, cfg Config, progress func(name string)) ([]Result, error) {
 			t2 := gompi.Wtime()
 			if k > 0 {
 				res.Times = append(res.Times, Correct(t1, t2, dt, db))
+				res.Raw = append(res.Raw, t2-t1)
 			}
 		}
 		out = append(out, res)

@@ -124,7 +124,7 @@ func TestRun(t *testing.T) {
 		if i == 0 {
 			n = 5
 		}
-		if r.Name != names[i] || len(r.Times) != n {
+		if r.Name != names[i] || len(r.Times) != n || len(r.Raw) != n {
 			t.Errorf("result %d: %s with %d runs, want %s with %d", i, r.Name, len(r.Times), names[i], n)
 		}
 	}
@@ -179,7 +179,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("stderr: %s", diag)
 	}
 	out, _, errs = msu.RunMain(2, Main, "--reps", "1", "--fast-reps", "1", "--format", "json")
-	if errs[0] != nil || !strings.HasPrefix(out, `{"name":"Timing","procs":2,"reps":1,"time_us":`) {
+	if errs[0] != nil || !strings.HasPrefix(out, `{"name":"Timing","procs":2,"reps":1,"time_us":`) || !strings.Contains(out, `,"raw_us":`) {
 		t.Errorf("json: %v\n%s", errs[0], out)
 	}
 	_, _, errs = msu.RunMain(1, Main)
