@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,21 @@ func TestTopoSuite(t *testing.T) {
 	}
 	if err := runTopo([]string{"--root", dir}); err == nil {
 		t.Error("topo --root of a directory without sysfs: no error")
+	}
+}
+
+// The MSU suites are registered, transf1 … transf5 as well; run alone, a
+// process is a world of one rank, which transfer refuses with status 2.
+// (gompi.Init works once per process, so only one suite runs here; the
+// suites' packages test them on in-process ranks.)
+func TestMSUSuites(t *testing.T) {
+	for _, name := range []string{"transfer", "transf1", "transf2", "transf3", "transf4", "transf5", "nettest", "mpitest"} {
+		if !slices.ContainsFunc(suites, func(s suite) bool { return s.name == name }) {
+			t.Errorf("no suite %s", name)
+		}
+	}
+	err := runTransfer([]string{"m0", "M8"})
+	if exitCode(err) != 2 || !strings.Contains(fmt.Sprint(err), "needs exactly 2 ranks, not 1") {
+		t.Errorf("transfer on one rank: %v (exit %d)", err, exitCode(err))
 	}
 }
