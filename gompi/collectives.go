@@ -166,7 +166,7 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	b := tracer.Load()
 	var tok uint64
 	if b != nil {
-		tok = b.t.Begin(Event{r, c, root, -1, n})
+		tok = b.t.Begin(Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
 	x.c, x.base, x.nonblocking = c, c.c.CollTagBase(), false

@@ -20,7 +20,11 @@ type Comm struct {
 	bx    collComm // the adapter of this communicator's blocking collectives
 }
 
-func newComm(r *rank, c *backend.Comm) *Comm { return &Comm{r: r, c: c} }
+func newComm(r *rank, c *backend.Comm) *Comm {
+	x := &Comm{r: r, c: c}
+	c.SetUser(x)
+	return x
+}
 
 // Rank returns the calling rank's number in c, from 0 to Size()-1.
 func (c *Comm) Rank() int { return c.c.Rank() }

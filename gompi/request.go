@@ -33,7 +33,7 @@ func (r *Request) Wait() (Status, error) {
 		return Status{}, errNilRequest
 	}
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(RoutineWait, nil, -1, -1, -1, r.be().Wait)
+		return b.onRequest(RoutineWait, r, r.be().Wait)
 	}
 	return r.be().Wait()
 }
@@ -46,7 +46,7 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if b := tracer.Load(); b != nil {
 		var done bool
-		st, err := b.runStatus(RoutineTest, nil, -1, -1, -1, func() (st Status, err error) {
+		st, err := b.onRequest(RoutineTest, r, func() (st Status, err error) {
 			st, done, err = r.be().Test()
 			return
 		})
@@ -62,6 +62,10 @@ func (r *Request) Cancel() error {
 	if r == nil {
 		return errNilRequest
 	}
+	if b := tracer.Load(); b != nil {
+		_, err := b.onRequest(RoutineCancel, r, func() (Status, error) { return Status{}, r.be().Cancel() })
+		return err
+	}
 	return r.be().Cancel()
 }
 
@@ -70,6 +74,10 @@ func (r *Request) Cancel() error {
 func (r *Request) Start() error {
 	if r == nil {
 		return errNilRequest
+	}
+	if b := tracer.Load(); b != nil {
+		_, err := b.onRequest(RoutineStart, r, func() (Status, error) { return base.EmptyStatus, r.be().Start() })
+		return err
 	}
 	return r.be().Start()
 }
@@ -82,6 +90,14 @@ func (r *Request) Done() bool { return r != nil && r.be().Done() }
 // skipped. If statuses is not nil it receives each request's status. The
 // error joins the errors of the requests that failed.
 func Waitall(reqs []*Request, statuses []Status) error {
+	if b := tracer.Load(); b != nil {
+		_, err := b.overRequests(RoutineWaitall, func() (Status, error) { return base.EmptyStatus, waitall(reqs, statuses) })
+		return err
+	}
+	return waitall(reqs, statuses)
+}
+
+func waitall(reqs []*Request, statuses []Status) error {
 	if statuses != nil && len(statuses) < len(reqs) {
 		return base.New("Waitall", base.ErrArg, "statuses is shorter than reqs", "pass nil or a slice as long as reqs")
 	}
@@ -112,6 +128,18 @@ func Waitall(reqs []*Request, statuses []Status) error {
 // inactive persistent requests are skipped; if there are none, the index is
 // Undefined.
 func Waitany(reqs []*Request) (int, Status, error) {
+	if b := tracer.Load(); b != nil {
+		var i int
+		st, err := b.overRequests(RoutineWaitany, func() (st Status, err error) {
+			i, st, err = waitany(reqs)
+			return
+		})
+		return i, st, err
+	}
+	return waitany(reqs)
+}
+
+func waitany(reqs []*Request) (int, Status, error) {
 	var p *backend.Proc
 	for _, r := range reqs {
 		if r != nil {
@@ -140,7 +168,21 @@ func Waitany(reqs []*Request) (int, Status, error) {
 // indices of all that have, with their statuses; those entries are set to
 // nil unless persistent. With nothing left to wait for it returns no indices.
 func Waitsome(reqs []*Request) ([]int, []Status, error) {
-	i, st, err := Waitany(reqs)
+	if b := tracer.Load(); b != nil {
+		var idx []int
+		var sts []Status
+		_, err := b.overRequests(RoutineWaitsome, func() (Status, error) {
+			var err error
+			idx, sts, err = waitsome(reqs)
+			return base.EmptyStatus, err
+		})
+		return idx, sts, err
+	}
+	return waitsome(reqs)
+}
+
+func waitsome(reqs []*Request) ([]int, []Status, error) {
+	i, st, err := waitany(reqs)
 	if i == Undefined {
 		return nil, nil, err
 	}
@@ -167,6 +209,18 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 // Testall reports whether every request has completed (progressing once);
 // only if so are they completed as by Waitall.
 func Testall(reqs []*Request, statuses []Status) (bool, error) {
+	if b := tracer.Load(); b != nil {
+		var done bool
+		_, err := b.overRequests(RoutineTestall, func() (st Status, err error) {
+			done, err = testall(reqs, statuses)
+			return base.EmptyStatus, err
+		})
+		return done, err
+	}
+	return testall(reqs, statuses)
+}
+
+func testall(reqs []*Request, statuses []Status) (bool, error) {
 	for _, r := range reqs {
 		if r != nil && (!r.be().Persistent() || r.be().Active()) {
 			if _, done, _ := r.peek(); !done {
@@ -174,12 +228,25 @@ func Testall(reqs []*Request, statuses []Status) (bool, error) {
 			}
 		}
 	}
-	return true, Waitall(reqs, statuses)
+	return true, waitall(reqs, statuses)
 }
 
 // Testany completes one completed request if there is one and returns its
 // index (Undefined if none has completed).
 func Testany(reqs []*Request) (int, Status, bool, error) {
+	if b := tracer.Load(); b != nil {
+		var i int
+		var done bool
+		st, err := b.overRequests(RoutineTestany, func() (st Status, err error) {
+			i, st, done, err = testany(reqs)
+			return
+		})
+		return i, st, done, err
+	}
+	return testany(reqs)
+}
+
+func testany(reqs []*Request) (int, Status, bool, error) {
 	live := false
 	for i, r := range reqs {
 		if r == nil || (r.be().Persistent() && !r.be().Active()) {
@@ -209,6 +276,14 @@ func (r *Request) peek() (Status, bool, error) {
 
 // Startall starts every persistent request in reqs.
 func Startall(reqs []*Request) error {
+	if b := tracer.Load(); b != nil {
+		_, err := b.overRequests(RoutineStartall, func() (Status, error) { return base.EmptyStatus, startall(reqs) })
+		return err
+	}
+	return startall(reqs)
+}
+
+func startall(reqs []*Request) error {
 	var errs []error
 	for _, r := range reqs {
 		if err := r.Start(); err != nil {

@@ -105,10 +105,15 @@ func (o Routine) String() string {
 // Event describes one call as it begins.
 type Event struct {
 	Routine Routine
-	Comm    *Comm
-	Peer    int // destination, source or root; -1 when none
-	Tag     int // -1 when none
-	Bytes   int // bytes sent or the receive buffer's size; -1 when none
+	Comm    *Comm // nil for calls over several requests (Waitall, ...)
+	Peer    int   // destination, source or root; -1 when none
+	Tag     int   // -1 when none
+	Bytes   int   // bytes sent or the receive buffer's size; -1 when none
+	// Req is the request a Wait, Test, Start or Cancel is about, so that a
+	// tracer can tie it to the call that made the request. The calls over
+	// several requests (Waitall, Waitany, ...) report each request's
+	// completion as a Wait of its own, inside their event.
+	Req *Request
 }
 
 // A Tracer observes every public operation: Begin as it starts (its result is
@@ -139,14 +144,14 @@ func SetTracer(t Tracer) Tracer {
 }
 
 func (b *tracerBox) run(op Routine, c *Comm, peer, tag, n int, f func() error) error {
-	tok := b.t.Begin(Event{op, c, peer, tag, n})
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	err := f()
 	b.t.End(tok, base.EmptyStatus, err)
 	return err
 }
 
 func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (Status, error)) (Status, error) {
-	tok := b.t.Begin(Event{op, c, peer, tag, n})
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	st, err := f()
 	b.t.End(tok, st, err)
 	return st, err
@@ -154,12 +159,29 @@ func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (S
 
 func emitInit(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{RoutineInit, c, -1, -1, -1}), base.EmptyStatus, nil)
+		b.t.End(b.t.Begin(Event{Routine: RoutineInit, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
 }
 
 func emitFinalize(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{RoutineFinalize, c, -1, -1, -1}), base.EmptyStatus, nil)
+		b.t.End(b.t.Begin(Event{Routine: RoutineFinalize, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
+}
+
+// onRequest runs f as routine op about request r under the tracer.
+func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) (Status, error) {
+	c, _ := r.be().Comm().User().(*Comm)
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	st, err := f()
+	b.t.End(tok, st, err)
+	return st, err
+}
+
+// overRequests runs f as routine op over several requests under the tracer.
+func (b *tracerBox) overRequests(op Routine, f func() (Status, error)) (Status, error) {
+	tok := b.t.Begin(Event{Routine: op, Peer: -1, Tag: -1, Bytes: -1})
+	st, err := f()
+	b.t.End(tok, st, err)
+	return st, err
 }

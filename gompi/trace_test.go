@@ -102,3 +102,70 @@ func TestBlockingTimeout(t *testing.T) {
 		t.Error("a malformed GOMPI_TIMEOUT should be refused")
 	}
 }
+
+// TestTracerSeesRequests: waits carry their request and communicator, and
+// the calls over several requests and on persistent requests are seen.
+func TestTracerSeesRequests(t *testing.T) {
+	type seen struct {
+		routine gompi.Routine
+		comm    *gompi.Comm
+		req     *gompi.Request
+	}
+	var mu sync.Mutex
+	var evs []seen
+	gompi.SetTracer(tracerFunc(func(ev gompi.Event) {
+		mu.Lock()
+		evs = append(evs, seen{ev.Routine, ev.Comm, ev.Req})
+		mu.Unlock()
+	}))
+	defer gompi.SetTracer(nil)
+	var sendReq *gompi.Request
+	var world *gompi.Comm
+	run(t, 2, func(c *gompi.Comm) error {
+		peer := 1 - c.Rank()
+		r, err := c.Isend([]byte{1}, peer, 0)
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			sendReq, world = r, c
+		}
+		p, err := c.RecvInit(make([]byte, 1), peer, 0)
+		if err != nil {
+			return err
+		}
+		if err := gompi.Startall([]*gompi.Request{p}); err != nil {
+			return err
+		}
+		return gompi.Waitall([]*gompi.Request{r, p}, nil)
+	})
+	has := func(rt gompi.Routine, c *gompi.Comm, r *gompi.Request) bool {
+		for _, e := range evs {
+			if e.routine == rt && (c == nil || e.comm == c) && (r == nil || e.req == r) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, w := range []struct {
+		rt   gompi.Routine
+		c    *gompi.Comm
+		r    *gompi.Request
+		what string
+	}{
+		{gompi.RoutineStartall, nil, nil, "Startall"},
+		{gompi.RoutineStart, nil, nil, "the Start inside Startall"},
+		{gompi.RoutineWaitall, nil, nil, "Waitall"},
+		{gompi.RoutineWait, world, sendReq, "rank 0's Wait on its Isend request, with its communicator"},
+	} {
+		if !has(w.rt, w.c, w.r) {
+			t.Errorf("the tracer did not see %s", w.what)
+		}
+	}
+}
+
+// tracerFunc is a Tracer that reports each Begin.
+type tracerFunc func(gompi.Event)
+
+func (f tracerFunc) Begin(ev gompi.Event) uint64   { f(ev); return 0 }
+func (tracerFunc) End(uint64, gompi.Status, error) {}

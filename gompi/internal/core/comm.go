@@ -25,7 +25,14 @@ type Comm struct {
 	collSeq atomic.Uint32
 	slot    int    // collective slot in the segment, -1 if none
 	shmSeq  uint64 // shared-memory collectives run on it so far
+	user    any    // the API's communicator wrapping this one
 }
+
+// SetUser records the API object that wraps c; User returns it.
+func (c *Comm) SetUser(u any) { c.user = u }
+
+// User returns what SetUser recorded.
+func (c *Comm) User() any { return c.user }
 
 func newComm(p *Proc, ctx uint32, rank int, members []int32, name string) *Comm {
 	c := &Comm{p: p, ctx: ctx, rank: rank, size: len(members), members: members, name: name, slot: -1}

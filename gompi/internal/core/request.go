@@ -178,3 +178,6 @@ func NewDone(c *Comm, st base.Status, persistent bool) *Request {
 
 // Proc returns the engine r belongs to.
 func (r *Request) Proc() *Proc { return r.p }
+
+// Comm returns the communicator r belongs to.
+func (r *Request) Comm() *Comm { return r.comm }

@@ -31,7 +31,14 @@ type Comm struct {
 	members    []int32 // communicator rank → world rank
 	collSeq    atomic.Uint32
 	tagMask    uint32 // collective calls numbered modulo tagMask+1 (see CollTagBase)
+	user       any    // the API's communicator wrapping this one
 }
+
+// SetUser records the API object that wraps c.
+func (c *Comm) SetUser(u any) { c.user = u }
+
+// User returns what SetUser recorded.
+func (c *Comm) User() any { return c.user }
 
 // newComm wraps h and makes its collective twin.
 func newComm(p *Proc, h C.gompi_h, name string) (*Comm, error) {

@@ -377,3 +377,6 @@ func (p *Proc) WaitAny(reqs []*Request) (int, error) {
 		}
 	}
 }
+
+// Comm returns the communicator r belongs to.
+func (r *Request) Comm() *Comm { return r.comm }
