@@ -35,6 +35,13 @@ func TestPingPongWithoutCMA(t *testing.T) {
 	run(t, 2, caseNamed(t, "PingPongSizes").Run)
 }
 
+// TestPersistentWithoutCMA: persistent requests whose messages take the
+// pipelined path run many times (each run starts its fragments afresh).
+func TestPersistentWithoutCMA(t *testing.T) {
+	t.Setenv("GOMPI_SHM_CMA", "0")
+	run(t, 2, caseNamed(t, "PersistentRequests").Run)
+}
+
 // TestProgressWithoutCMA: with cross-memory attach off, a large receive
 // that matches a message already there is fed by fragments, which must
 // progress while the rank computes.

@@ -33,6 +33,11 @@ const (
 	// CMA set to "0" disables cross-memory attach; large messages then take
 	// the pipelined copy through the segment.
 	CMA = "GOMPI_SHM_CMA"
+	// CMAMin is the message size (bytes, K/M suffixes) from which a receiver
+	// copies a large message out of the sender with cross-memory attach;
+	// smaller rendezvous messages are pipelined through the segment, which
+	// costs no system call per message.
+	CMAMin = "GOMPI_SHM_CMA_MIN"
 	// Timer names the clock Wtime reads (tsc, monotonic, realtime).
 	Timer = "GOMPI_TIMER"
 	// Progress set to "0" turns off the background progress goroutine:

@@ -30,6 +30,9 @@ type Options struct {
 	// NoCMA disables cross-memory attach (large messages are pipelined
 	// through the segment instead).
 	NoCMA bool
+	// CMAMin is the smallest message copied by cross-memory attach; 0
+	// means the default (DefaultCMAMin).
+	CMAMin int64
 	// Spin and Yield, when non-zero, override the waiting policy's windows.
 	Spin, Yield time.Duration
 	// NoProgress turns off the background progress goroutine.
@@ -38,6 +41,10 @@ type Options struct {
 	// down from outside (the in-process mode's context).
 	Cancelled func() error
 }
+
+// DefaultCMAMin is the smallest message copied by cross-memory attach unless
+// GOMPI_SHM_CMA_MIN says otherwise (see rendezvous).
+const DefaultCMAMin = 256 << 10
 
 // Proc is the engine of one rank.
 type Proc struct {
@@ -65,6 +72,7 @@ type Proc struct {
 
 	hasStreams   atomic.Bool
 	cmaOff       atomic.Bool  // cross-memory attach refused once: pipeline from now on
+	cmaMin       int64        // smallest message copied by cross-memory attach
 	waiters      atomic.Int32 // threads inside a wait
 	pending      atomic.Int32 // incomplete nonblocking requests that need progress
 	kick         chan struct{}
@@ -90,6 +98,10 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		nextCtx:  2,
 	}
 	p.pol = newPolicy(opts)
+	p.cmaMin = opts.CMAMin
+	if p.cmaMin == 0 {
+		p.cmaMin = DefaultCMAMin
+	}
 	p.out = make([]peerOut, size)
 	p.inboxes.Store(new([]inbox))
 	if opts.NoCMA {

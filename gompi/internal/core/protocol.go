@@ -388,10 +388,13 @@ func (p *Proc) setStatus(r *Request, src, tag int32, size int64, n int) {
 }
 
 // rendezvous receives a large message: a single copy out of the sender's
-// memory, or, where the kernel refuses that, a request for fragments.
+// memory, or, below the attach threshold or where the kernel refuses the
+// attach, a request for fragments. The attach costs a system call and page
+// pinning per message, which fragments through the segment beat up to
+// hundreds of KiB (docs/PERFORMANCE.md).
 func (p *Proc) rendezvous(r *Request, cell int64, src, tag int32, size int64, addr uint64) {
 	n := min(size, int64(len(r.buf)))
-	if !p.cmaOff.Load() {
+	if !p.cmaOff.Load() && size >= p.cmaMin {
 		err := shm.ReadRemote(p.seg.PID(int(p.locals[src])), r.buf[:n], addr)
 		if err == nil || !errors.Is(err, shm.ErrCMARefused) {
 			p.setStatus(r, src, tag, size, int(n))

@@ -58,6 +58,9 @@ func (r *Request) Start() error {
 	}
 	r.err = nil
 	r.st = base.Status{}
+	// The protocol state of the last run (a pipelined rendezvous counts the
+	// bytes it has moved) starts again from nothing.
+	r.id, r.got, r.size, r.sent, r.rreq, r.streams = 0, 0, 0, 0, 0, false
 	r.done.Store(0)
 	if r.op == opRecv {
 		r.p.irecv(r)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,13 @@ func optionsFromEnv() (Options, error) {
 			}
 			*d.dst = x
 		}
+	}
+	if v := os.Getenv(jobenv.CMAMin); v != "" {
+		n, err := parseBytes(v)
+		if err != nil {
+			return o, fmt.Errorf("gompi: %s=%q is not a size (e.g. 256K)", jobenv.CMAMin, v)
+		}
+		o.CMAMin = n
 	}
 	if v := os.Getenv(jobenv.Progress); v != "" {
 		on, err := strconv.ParseBool(v)
@@ -231,4 +239,22 @@ func RunLocal(ctx context.Context, n int, fn func(p *Proc) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// parseBytes reads a size with an optional K, M or G suffix.
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }
