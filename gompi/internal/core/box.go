@@ -131,3 +131,26 @@ func (p *Proc) drainBoxes() {
 		}
 	}
 }
+
+// sendInline is the fast path of a blocking send that fits in one record of
+// a fast box the peer (world rank w) already has: no request, no cell. It
+// reports false, having done nothing, whenever the general path is needed
+// (no box yet, box full, self, another host, peer gone), which then does all
+// the work and the error handling.
+func (p *Proc) sendInline(w int32, buf []byte, tag int32, ctx uint32) bool {
+	if w == int32(p.rank) {
+		return false
+	}
+	li := p.locals[w]
+	if li < 0 || p.peerGone(w) {
+		return false
+	}
+	o := &p.out[w]
+	o.mu.Lock()
+	ok := o.box != nil && o.box.Write(shm.BoxInline, tag, ctx, 0, buf)
+	o.mu.Unlock()
+	if ok {
+		p.seg.Ring(int(li))
+	}
+	return ok
+}

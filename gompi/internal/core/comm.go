@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // Comm is a communicator: a group of ranks (members, in communicator-rank
@@ -182,6 +183,9 @@ func (c *Comm) CollTagBase() int {
 
 func (c *Comm) send(buf []byte, dest, tag int, ctx uint32, mode int) error {
 	p := c.p
+	if mode != ModeSync && len(buf) <= shm.BoxInlineMax && p.sendInline(c.members[dest], buf, int32(tag), ctx) {
+		return nil
+	}
 	r := c.newReq(opSend, buf, dest, tag, ctx, mode, true)
 	r.blocking = true
 	if err := p.isend(r); err != nil {

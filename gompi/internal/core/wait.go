@@ -60,7 +60,9 @@ type backoff struct {
 // (after which the caller must re-check liveness).
 func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 	b.polls++
-	if b.polls < 64 {
+	if b.polls&63 != 0 && (b.start.IsZero() || time.Duration(b.polls)*10*time.Nanosecond < p.pol.spin) {
+		// Poll without reading the clock: a read costs as much as several
+		// polls, and the windows are in microseconds to milliseconds.
 		return false
 	}
 	now := time.Now()
@@ -88,7 +90,7 @@ func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 // caller should sleep (and then check liveness).
 func (b *backoff) pausing(p *Proc) bool {
 	b.polls++
-	if b.polls < 64 {
+	if b.polls&63 != 0 && (b.start.IsZero() || time.Duration(b.polls)*10*time.Nanosecond < p.pol.spin) {
 		return false
 	}
 	now := time.Now()
@@ -129,12 +131,16 @@ func (p *Proc) leaveWait() {
 }
 
 // started counts r as a pending operation that needs progress. Caller holds mu.
+//
+// A blocking call's request is not counted: its own thread waits for it at
+// once and drives its progress, and the shared counter would cost it two
+// contended atomic operations.
 func (p *Proc) started(r *Request) {
-	if r.counted {
+	if r.counted || r.blocking {
 		return
 	}
 	r.counted = true
-	if p.pending.Add(1) == 1 && !r.blocking && p.waiters.Load() == 0 {
+	if p.pending.Add(1) == 1 && p.waiters.Load() == 0 {
 		p.kickProgress()
 	}
 }
