@@ -104,6 +104,11 @@ func reachable(rules []coll.Rule) []coll.Rule {
 
 func init() {
 	defer func() {
+		if nativeColl {
+			// Under the MPI backend the library's own collectives stay
+			// the default (native_mpi.go); "shm" needs gompi's segment.
+			return
+		}
 		for _, p := range shmPreferred {
 			if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
 				panic(err)
