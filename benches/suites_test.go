@@ -51,3 +51,19 @@ func TestTopoSuite(t *testing.T) {
 		t.Error("topo --root of a directory without sysfs: no error")
 	}
 }
+
+// mpiperf alone is a world of one rank: the sweep still runs (the self
+// tests and the collectives on one rank).
+func TestMpiperfSuite(t *testing.T) {
+	if err := runMpiperf([]string{"--nosuch"}); !errors.Is(err, errUsage) {
+		t.Errorf("mpiperf --nosuch: %v, want errUsage", err)
+	}
+	if err := runMpiperf([]string{"--gamma", "0.5"}); err == nil {
+		t.Error("mpiperf --gamma 0.5: no error")
+	}
+	args := []string{"--op", "waitpattern_null,bcast", "--sizes", "8", "--timer", "monotonic", "--max-launches", "8",
+		"--bcast-reps", "2", "--format", "csv", "--progress", "off"}
+	if err := runMpiperf(args); err != nil {
+		t.Errorf("mpiperf %v: %v", args, err)
+	}
+}
