@@ -54,14 +54,16 @@ type Config struct {
 }
 
 // DefaultConfig is the default sweep: the self tests, then Barrier, Bcast,
-// Reduce, Allreduce, Allgather and Alltoall at 8 B, 1 KiB and 64 KiB.
+// Reduce, Allreduce, Allgather and Alltoall at 8 B, 1 KiB and 64 KiB; the
+// clock sync goes on until each pairwise bound is within 1 µs (or 10000
+// exchanges).
 func DefaultConfig() Config {
 	p := launch.DefaultParams()
-	p.Deadline = 10 * time.Second
+	p.Deadline = 5 * time.Second
 	return Config{
 		Ops:  []string{OpWaitNull, OpWaitUp, OpStartSpread, "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"},
 		Algs: []string{""}, Sizes: params.Sizes{8, 1 << 10, 64 << 10},
-		Timer: "tsc", Sync: clock.Options{}.WithDefaults(), Launch: p,
+		Timer: "tsc", Sync: clock.Options{MaxErr: 1e-6}.WithDefaults(), Launch: p,
 		Method: MethodSync, ClassicReps: 100, Progress: "auto",
 	}
 }
@@ -83,6 +85,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) *flagExtras {
 	fs.StringVar(&c.Sync.Algorithm, "sync", c.Sync.Algorithm, "clock synchronization: "+syncNames())
 	fs.IntVar(&c.Sync.StopAfter, "sync-d", c.Sync.StopAfter, "d: a pairwise sync stops when the minimum RTT has not changed for d exchanges")
 	fs.IntVar(&c.Sync.MaxExchanges, "sync-max", c.Sync.MaxExchanges, "at most this many exchanges per pairwise sync")
+	fs.Float64Var(&x.syncErrUS, "sync-max-err", c.Sync.MaxErr*1e6, "µs: a pairwise sync (and the check) goes on past d exchanges until its bound RTT_min/2 is within this (0: the spec's rule alone)")
 	fs.IntVar(&c.Sync.Epochs, "sync-epochs", c.Sync.Epochs, "epochs of the drift algorithm")
 	fs.DurationVar(&c.Sync.EpochGap, "sync-epoch-gap", c.Sync.EpochGap, "pause between the drift algorithm's epochs")
 	p := &c.Launch
@@ -116,12 +119,13 @@ func (c *Config) Flags(fs *pflag.FlagSet) *flagExtras {
 type flagExtras struct {
 	minSize, maxSize, step params.Size
 	factor                 int
-	slackUS                float64
+	slackUS, syncErrUS     float64
 }
 
 // Finish applies the flags that need combining.
 func (c *Config) Finish(fs *pflag.FlagSet, x *flagExtras) error {
 	c.Launch.LateSlack = x.slackUS * 1e-6
+	c.Sync.MaxErr = x.syncErrUS * 1e-6
 	if fs.Changed("min-size") || fs.Changed("max-size") {
 		lo, hi := int64(x.minSize), int64(x.maxSize)
 		if !fs.Changed("max-size") {

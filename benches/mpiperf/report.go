@@ -206,8 +206,12 @@ func (r *runner) header() []string {
 	}
 	info := r.g.Info()
 	alg, _ := clock.Lookup(info.Algorithm)
-	add("clock sync: %s (%s), d = %d, %d exchanges in %v; stated error bound: max %.3f µs (%s)",
-		info.Algorithm, alg.Summary, c.Sync.StopAfter, info.Exchanges, info.Duration.Round(time.Microsecond), info.MaxErr()*us, alg.Bound)
+	accept := "none (the spec's rule alone)"
+	if c.Sync.MaxErr > 0 {
+		accept = fmt.Sprintf("%.3f µs", c.Sync.MaxErr*us)
+	}
+	add("clock sync: %s (%s), d = %d, acceptance bound %s, at most %d exchanges per step; %d exchanges in %v; stated error bound: max %.3f µs (%s)",
+		info.Algorithm, alg.Summary, c.Sync.StopAfter, accept, c.Sync.MaxExchanges, info.Exchanges, info.Duration.Round(time.Microsecond), info.MaxErr()*us, alg.Bound)
 	if !math.IsNaN(info.RingClosure) {
 		add("ring closure: %.3f µs (bound %.3f µs)", info.RingClosure*us, info.RingClosureErr*us)
 	}

@@ -96,7 +96,7 @@ func Run(world *gompi.Comm, cfg Config, out, progress io.Writer) error {
 		if err := r.sweep(); err != nil {
 			return err
 		}
-		end, err := clock.Check(world, r.g, cfg.Sync.StopAfter, cfg.Sync.MaxExchanges)
+		end, err := clock.Check(world, r.g, cfg.Sync)
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,7 @@ func (r *runner) syncClocks() error {
 	if r.g, err = clock.Sync(w, r.local, r.cfg.Sync); err != nil {
 		return err
 	}
-	if r.resid, err = clock.Check(w, r.g, r.cfg.Sync.StopAfter, r.cfg.Sync.MaxExchanges); err != nil {
+	if r.resid, err = clock.Check(w, r.g, r.cfg.Sync); err != nil {
 		return err
 	}
 	if r.ref, r.refNote, err = reference(w); err != nil {

@@ -36,16 +36,12 @@ type Residuals struct {
 }
 
 // Check measures the residual offset of every rank's global clock against
-// rank 0's (see Residuals), with the stop rule of Sync (no new minimum of
-// d₁ + d₂ for stopAfter rounds, at most maxRounds). It is collective; every
-// rank gets the whole result.
-func Check(c *gompi.Comm, g Source, stopAfter, maxRounds int) (Residuals, error) {
-	if stopAfter <= 0 {
-		stopAfter = DefaultStopAfter
-	}
-	if maxRounds <= 0 {
-		maxRounds = DefaultMaxExchanges
-	}
+// rank 0's (see Residuals), with the stop rule of Sync: no new minimum of d₁
+// or d₂ for o.StopAfter rounds (and, if o.MaxErr is set, a half-width within
+// it), at most o.MaxExchanges rounds per rank. It is collective; every rank
+// gets the whole result.
+func Check(c *gompi.Comm, g Source, o Options) (Residuals, error) {
+	o = o.WithDefaults()
 	d, err := c.Dup()
 	if err != nil {
 		return Residuals{}, err
@@ -56,7 +52,7 @@ func Check(c *gompi.Comm, g Source, stopAfter, maxRounds int) (Residuals, error)
 	res := make([]float64, 2*n+1) // offsets, bounds, rounds
 	if me == 0 {
 		for i := 1; i < n; i++ {
-			off, bound, rounds, err := checkPing(d, i, g, stopAfter, maxRounds)
+			off, bound, rounds, err := checkPing(d, i, g, o)
 			if err != nil {
 				return Residuals{}, err
 			}
@@ -83,12 +79,12 @@ func Check(c *gompi.Comm, g Source, stopAfter, maxRounds int) (Residuals, error)
 }
 
 // checkPing is rank 0's side of the check with rank peer.
-func checkPing(c *gompi.Comm, peer int, g Source, stopAfter, maxRounds int) (off, bound float64, rounds int, err error) {
+func checkPing(c *gompi.Comm, peer int, g Source, o Options) (off, bound float64, rounds int, err error) {
 	ping := make([]byte, 8)
 	pong := make([]byte, 16)
 	min1, min2 := math.Inf(1), math.Inf(1)
 	since := 0
-	for ; rounds < maxRounds && since < stopAfter; rounds++ {
+	for ; !stopRule(o, rounds, since, (min1+min2)/2); rounds++ {
 		binary.LittleEndian.PutUint64(ping, 1)
 		t0 := g.Now()
 		if err = c.Send(ping, peer, tagRequest); err != nil {

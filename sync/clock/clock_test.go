@@ -156,7 +156,7 @@ func TestCheckSeesResiduals(t *testing.T) {
 			m.Offset += wrong
 		}
 		bad := clock.NewGlobal(g.Local(), m)
-		r, err := clock.Check(c, bad, 30, 0)
+		r, err := clock.Check(c, bad, clock.Options{StopAfter: 30})
 		mu.Lock()
 		defer mu.Unlock()
 		models[c.Rank()] = m
@@ -210,21 +210,29 @@ func (s *scripted) Now() float64 {
 }
 
 // Spec: "keep the sample with the minimum RTT; stop when the minimum has not
-// changed for the last d iterations".
+// changed for the last d iterations". With an acceptance bound (MaxErr) the
+// step goes on until the minimum is good enough, or the limit.
 func TestStopRule(t *testing.T) {
-	for _, tc := range []struct{ better, d, max, want int }{
+	for _, tc := range []struct {
+		better, d, max int
+		maxErr         float64
+		want           int
+	}{
 		{better: 5, d: 10, max: 1000, want: 5 + 10},
 		{better: 0, d: 7, max: 1000, want: 1 + 7},
 		{better: 50, d: 100, max: 60, want: 60},
+		{better: 5, d: 10, max: 40, maxErr: 48, want: 5 + 10}, // bound 96/2 accepted
+		{better: 5, d: 10, max: 40, maxErr: 47, want: 40},     // never accepted
 	} {
 		var smp clock.Sample
 		err := gompi.Run(2, func(c *gompi.Comm) error {
 			if c.Rank() == 1 {
-				_, err := clock.Pairwise(c, 0, false, rdtsc.Monotonic(), 0, 0)
+				_, err := clock.Pairwise(c, 0, false, rdtsc.Monotonic(), clock.Options{})
 				return err
 			}
 			var err error
-			smp, err = clock.Pairwise(c, 1, true, &scripted{better: tc.better}, tc.d, tc.max)
+			o := clock.Options{StopAfter: tc.d, MaxExchanges: tc.max, MaxErr: tc.maxErr}
+			smp, err = clock.Pairwise(c, 1, true, &scripted{better: tc.better}, o)
 			return err
 		})
 		if err != nil {
@@ -283,7 +291,7 @@ func TestSingleRank(t *testing.T) {
 		if g.Model().Offset != 0 || len(g.Info().Models) != 1 {
 			return fmt.Errorf("model %+v", g.Model())
 		}
-		r, err := clock.Check(c, g, 0, 0)
+		r, err := clock.Check(c, g, clock.Options{})
 		if err != nil || r.Max != 0 || len(r.Offsets) != 1 {
 			return fmt.Errorf("check %+v, %v", r, err)
 		}

@@ -27,23 +27,30 @@ type Sample struct {
 // Pairwise runs the pairwise step between this rank and peer on c. The
 // client repeats request–reply exchanges, reading clk before the request and
 // after the reply, and keeps the exchange with the smallest round trip; it
-// stops when that minimum has not changed for stopAfter exchanges, or after
-// maxExchanges. The server answers each request with a reading of serverClk.
+// stops when that minimum has not changed for o.StopAfter exchanges (and, if
+// o.MaxErr is set, the minimum's bound is within it), or after
+// o.MaxExchanges. The server answers each request with a reading of its clk.
 // Both ranks must call Pairwise with opposite roles; only the client's Sample
-// is meaningful.
-func Pairwise(c *gompi.Comm, peer int, client bool, clk Source, stopAfter, maxExchanges int) (Sample, error) {
+// is meaningful. Zero fields of o take their defaults.
+func Pairwise(c *gompi.Comm, peer int, client bool, clk Source, o Options) (Sample, error) {
 	if client {
-		return pairClient(c, peer, clk, stopAfter, maxExchanges)
+		return pairClient(c, peer, clk, o.WithDefaults())
 	}
 	return Sample{}, pairServer(c, peer, clk)
 }
 
-func pairClient(c *gompi.Comm, peer int, clk Source, stopAfter, maxExchanges int) (Sample, error) {
+// stopRule reports whether exchanges may end: no new minimum for the last
+// stopAfter of them and the bound accepted, or the limit reached.
+func stopRule(o Options, exchanges, since int, bound float64) bool {
+	return exchanges >= o.MaxExchanges || since >= o.StopAfter && (o.MaxErr <= 0 || bound <= o.MaxErr)
+}
+
+func pairClient(c *gompi.Comm, peer int, clk Source, o Options) (Sample, error) {
 	req := make([]byte, 8)
 	rep := make([]byte, 8)
 	best := Sample{RTT: math.Inf(1)}
 	since := 0
-	for ex := 0; ex < maxExchanges && since < stopAfter; ex++ {
+	for !stopRule(o, best.Exchanges, since, best.Err) {
 		binary.LittleEndian.PutUint64(req, 1)
 		t1 := clk.Now()
 		if err := c.Send(req, peer, tagRequest); err != nil {

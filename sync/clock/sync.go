@@ -26,6 +26,12 @@ type Options struct {
 	// MaxExchanges bounds the exchanges of one pairwise step (default
 	// 10000), so that a step ends even when new minima keep appearing.
 	MaxExchanges int
+	// MaxErr, if positive, is an acceptance bound added to the stop rule: a
+	// step goes on past d exchanges without a new minimum until its bound
+	// RTT_min/2 is at most MaxErr (or MaxExchanges is reached). On a shared
+	// machine a burst of load longer than d round trips otherwise ends a step
+	// with whatever minimum the burst allowed. 0 keeps the spec's rule alone.
+	MaxErr float64
 	// Epochs and EpochGap are the number of epochs of the drift algorithm
 	// and the pause between them (defaults 5 and 20 ms).
 	Epochs   int
@@ -109,7 +115,7 @@ type session struct {
 }
 
 func (s *session) pair(peer int, client bool, clk Source) (Sample, error) {
-	smp, err := Pairwise(s.c, peer, client, clk, s.o.StopAfter, s.o.MaxExchanges)
+	smp, err := Pairwise(s.c, peer, client, clk, s.o)
 	s.exchanges += smp.Exchanges
 	return smp, err
 }
