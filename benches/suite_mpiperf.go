@@ -15,11 +15,11 @@ func init() {
 func runMpiperf(args []string) error {
 	cfg := mpiperf.DefaultConfig()
 	fs := newFlags("mpiperf", "[flags]   (golaunch -n N benches mpiperf [flags])")
-	extras := cfg.Flags(fs)
+	finish := cfg.Flags(fs)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if err := cfg.Finish(fs, extras); err != nil {
+	if err := finish(); err != nil {
 		return err
 	}
 	cfg.Command = strings.Join(append([]string{"benches", "mpiperf"}, args...), " ")

@@ -69,8 +69,9 @@ func DefaultConfig() Config {
 }
 
 // Flags registers the suite's flags on fs, writing into c (which holds the
-// defaults to show). After fs.Parse, call c.Finish(fs).
-func (c *Config) Flags(fs *pflag.FlagSet) *flagExtras {
+// defaults to show). After fs.Parse, call the returned finish: it applies the
+// flags that combine and validates c.
+func (c *Config) Flags(fs *pflag.FlagSet) (finish func() error) {
 	x := &flagExtras{}
 	fs.StringSliceVar(&c.Ops, "op", c.Ops, "tests: names (see --list) or groups all, coll, nonblocking, p2p, selftest")
 	fs.StringSliceVar(&c.Algs, "alg", c.Algs, `collective algorithms ("" the runtime's choice, "all" every registered one)`)
@@ -113,7 +114,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) *flagExtras {
 	fs.StringVar(&c.Plot, "plot", c.Plot, "draw time vs size (or vs ranks) with the confidence band to this SVG file")
 	fs.StringVar(&c.Progress, "progress", c.Progress, "progress lines on stderr: auto (when it is a terminal), on, off")
 	fs.BoolVar(&c.List, "list", c.List, "list the tests and the sync algorithms, and exit")
-	return x
+	return func() error { return c.finish(fs, x) }
 }
 
 type flagExtras struct {
@@ -122,8 +123,8 @@ type flagExtras struct {
 	slackUS, syncErrUS     float64
 }
 
-// Finish applies the flags that need combining.
-func (c *Config) Finish(fs *pflag.FlagSet, x *flagExtras) error {
+// finish applies the flags that need combining.
+func (c *Config) finish(fs *pflag.FlagSet, x *flagExtras) error {
 	c.Launch.LateSlack = x.slackUS * 1e-6
 	c.Sync.MaxErr = x.syncErrUS * 1e-6
 	if fs.Changed("min-size") || fs.Changed("max-size") {

@@ -25,14 +25,14 @@ import (
 func quick(args ...string) (Config, error) {
 	c := DefaultConfig()
 	fs := pflag.NewFlagSet("mpiperf", pflag.ContinueOnError)
-	x := c.Flags(fs)
+	finish := c.Flags(fs)
 	base := []string{"--timer", "monotonic", "--wait", "yield", "--k0", "2", "--k", "4", "--max-launches", "8",
 		"--max-valid", "4", "--bcast-reps", "2", "--sync-d", "10", "--progress", "off", "--classic-reps", "3"}
 	if err := fs.Parse(append(base, args...)); err != nil {
 		return c, err
 	}
 	c.Command = "test " + strings.Join(args, " ")
-	return c, c.Finish(fs, x)
+	return c, finish()
 }
 
 // run runs the suite on n in-process ranks and returns rank 0's output.

@@ -249,7 +249,7 @@ func (r *runner) write(out, errOut io.Writer) error {
 	}
 	var err error
 	if r.cfg.Method == MethodLateInit {
-		err = r.lateTable().Write(out, r.cfg.Format)
+		err = r.lateTable(r.cfg.Format == report.Text).Write(out, r.cfg.Format)
 	} else {
 		err = r.table(r.cfg.Format == report.Text).Write(out, r.cfg.Format)
 	}
@@ -269,14 +269,24 @@ func (r *runner) write(out, errOut io.Writer) error {
 	return nil
 }
 
-func (r *runner) lateTable() *report.Table {
-	t := report.NewTable("op", "size", "bytes", "first_us", "second_us", "ratio", "first_max_us", "second_max_us", "skipped")
+// lateTable is the late-initialisation table; CSV and JSON add the
+// provenance of each row.
+func (r *runner) lateTable(text bool) *report.Table {
+	cols := []string{"op", "size", "bytes", "first_us", "second_us", "ratio", "first_max_us", "second_max_us", "skipped"}
+	if !text {
+		cols = append(cols, "n", "timer", "hosts", "oversubscribed", "date", "cmd")
+	}
+	t := report.NewTable(cols...)
 	for _, c := range []string{"first_us", "second_us", "first_max_us", "second_max_us"} {
 		t.SetVerb(c, "%.3f")
 	}
 	t.SetVerb("ratio", "%.2f")
 	for _, l := range r.late {
-		t.Add(l.Op, l.Size, l.Bytes, usec(l.First), usec(l.Second), l.Ratio(), usec(l.FirstMax), usec(l.SecondMax), nilIf(l.Skipped == "", l.Skipped))
+		v := []any{l.Op, l.Size, l.Bytes, usec(l.First), usec(l.Second), l.Ratio(), usec(l.FirstMax), usec(l.SecondMax), nilIf(l.Skipped == "", l.Skipped)}
+		if !text {
+			v = append(v, r.world.Size(), r.cfg.Timer, r.hostSummary(), r.over, r.begin.UTC().Format(time.RFC3339), r.cfg.Command)
+		}
+		t.Add(v...)
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package mpiperf
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/gompi/gompi/gompi"
@@ -79,7 +80,14 @@ func reference(c *gompi.Comm) (clock.Source, string, error) {
 			if err == nil {
 				v[0], v[1] = float64(rdtsc.Start()), t.Rate()
 				note = "the host's time-stamp counter, read raw by every rank"
-				if cc, err := rdtsc.CheckCrossCore(500); err == nil {
+				// The check busy-waits on two goroutines at once: under
+				// golaunch a rank may have GOMAXPROCS 1, which would make
+				// every round trip wait for the Go scheduler's preemption.
+				prev := runtime.GOMAXPROCS(0)
+				runtime.GOMAXPROCS(max(prev, 2))
+				cc, err := rdtsc.CheckCrossCore(500)
+				runtime.GOMAXPROCS(prev)
+				if err == nil {
 					off, unc := cc.MaxOffset()
 					warps := 0
 					for _, o := range cc.CPUs {
