@@ -242,3 +242,15 @@ func TestConfig(t *testing.T) {
 		t.Errorf("list: %v\n%s", err, list.String())
 	}
 }
+
+// A sync that could not reach its acceptance bound is not passed off as
+// synchronized: the header warns.
+func TestSyncWarning(t *testing.T) {
+	out := run(t, 2, "--op", "waitpattern_null", "--sync-max-err", "0.00001", "--sync-max", "40")
+	if !strings.Contains(out, "WARNING: the clocks are synchronized only to") {
+		t.Errorf("no warning for an unreachable acceptance bound:\n%s", out)
+	}
+	if out := run(t, 2, "--op", "waitpattern_null", "--sync-max-err", "0"); strings.Contains(out, "WARNING") {
+		t.Errorf("a warning without an acceptance bound:\n%s", out)
+	}
+}

@@ -217,6 +217,11 @@ func (r *runner) header() []string {
 	}
 	add("residual offset vs rank 0 (independent check: one-way minima, %d rounds): after sync max %.3f µs, median %.3f µs (± %.3f µs); at the end max %.3f µs, median %.3f µs (± %.3f µs)",
 		r.resid.Rounds, r.resid.Max*us, r.resid.Median*us, r.resid.MaxBound*us, r.residEnd.Max*us, r.residEnd.Median*us, r.residEnd.MaxBound*us)
+	if bad := math.Max(info.MaxErr(), math.Max(r.resid.Max, r.residEnd.Max)); c.Sync.MaxErr > 0 && bad > c.Sync.MaxErr {
+		add("WARNING: the clocks are synchronized only to %.3f µs, worse than the acceptance bound %.3f µs (the machine was busy during the sync):",
+			bad*us, c.Sync.MaxErr*us)
+		add("  ranks start up to that far apart in fact while the global clocks say they start together; see ref_spread_us of start_spread")
+	}
 	if r.refNote != "" {
 		add("start spread reference: %s", r.refNote)
 	}
