@@ -49,6 +49,7 @@ type Config struct {
 	PerRank     string // file for the per-rank report
 	Plot        string // SVG file
 	Progress    string // auto, on, off
+	Bind        string // auto: one core per rank when they fit; none
 	List        bool
 	Command     string // the command line, for the header
 }
@@ -64,7 +65,7 @@ func DefaultConfig() Config {
 		Ops:  []string{OpWaitNull, OpWaitUp, OpStartSpread, "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"},
 		Algs: []string{""}, Sizes: params.Sizes{8, 1 << 10, 64 << 10},
 		Timer: "tsc", Sync: clock.Options{MaxErr: 1e-6}.WithDefaults(), Launch: p,
-		Method: MethodSync, ClassicReps: 100, Progress: "auto",
+		Method: MethodSync, ClassicReps: 100, Progress: "auto", Bind: "auto",
 	}
 }
 
@@ -112,6 +113,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) (finish func() error) {
 	fs.Var(&c.Format, "format", "output: text, csv or json (JSON lines, one object per point)")
 	fs.StringVar(&c.PerRank, "per-rank", c.PerRank, "write each rank's own times to this file (in --format)")
 	fs.StringVar(&c.Plot, "plot", c.Plot, "draw time vs size (or vs ranks) with the confidence band to this SVG file")
+	fs.StringVar(&c.Bind, "bind", c.Bind, "auto: bind each rank to a core of its own when the ranks are processes and do not outnumber the cores; none")
 	fs.StringVar(&c.Progress, "progress", c.Progress, "progress lines on stderr: auto (when it is a terminal), on, off")
 	fs.BoolVar(&c.List, "list", c.List, "list the tests and the sync algorithms, and exit")
 	return func() error { return c.finish(fs, x) }
@@ -178,6 +180,9 @@ func (c *Config) Validate() error {
 	case "auto", "on", "off":
 	default:
 		return fmt.Errorf("--progress %q: use auto, on or off", c.Progress)
+	}
+	if c.Bind != "auto" && c.Bind != "none" {
+		return fmt.Errorf("--bind %q: use auto or none", c.Bind)
 	}
 	if len(c.Algs) == 0 {
 		c.Algs = []string{""}

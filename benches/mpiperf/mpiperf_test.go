@@ -187,7 +187,7 @@ func mustRead(t *testing.T, f string) string {
 func TestTextHeader(t *testing.T) {
 	n := 3
 	out := run(t, n, "--op", "waitpattern_null,reduce", "--sizes", "8", "--sync", "ring", "--overlap")
-	for _, want := range []string{"# command: test --op", "rank→host: ", "# timer: monotonic", "# clock sync: ring",
+	for _, want := range []string{"# command: test --op", "rank→host: ", "# timer: monotonic", "# binding: not bound (ranks are goroutines", "# clock sync: ring",
 		"ring closure", "# residual offset vs rank 0", "# scheduler: k′ = 2, k = 4", "# buffers: hot", "mean_us", "ci_high_us"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report without %q:\n%s", want, out)
@@ -232,7 +232,7 @@ func TestConfig(t *testing.T) {
 	if err != nil || len(c.Sizes) != 4 || c.Sizes[3] != 512 || c.Format != report.CSV {
 		t.Errorf("sizes %v, %v", c.Sizes, err)
 	}
-	for _, bad := range [][]string{{"--method", "x"}, {"--sync", "x"}, {"--gamma", "0.9"}, {"--op", "x"}, {"--progress", "x"}} {
+	for _, bad := range [][]string{{"--method", "x"}, {"--sync", "x"}, {"--gamma", "0.9"}, {"--op", "x"}, {"--progress", "x"}, {"--bind", "x"}} {
 		if _, err := quick(bad...); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

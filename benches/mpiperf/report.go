@@ -199,6 +199,7 @@ func (r *runner) header() []string {
 		add("one rank per CPU or fewer: ranks can start simultaneously")
 	}
 	add("timer: %s", r.timerNote)
+	add("binding: %s", r.bindNote)
 	if c.Method == MethodLateInit {
 		add("method: lateinit: the first and the second call of each operation on a communicator of its own, rank 0's clock; ratio = first/second (the seed's table 1)")
 		add("buffers: the second call uses another buffer of the same size")

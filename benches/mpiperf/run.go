@@ -133,6 +133,7 @@ type runner struct {
 	cpus      []int
 	over      bool   // ranks outnumber CPUs on some host
 	overNote  string // says so
+	bindNote  string
 	pool      *pool
 	wait      launch.WaitMode
 	tBcast    map[int]float64
@@ -142,14 +143,23 @@ type runner struct {
 	prog *progress
 }
 
-// open opens the timer and learns where the ranks run.
+// open opens the timer, learns where the ranks run, checks the host's
+// counter for the start-spread test and binds the ranks.
 func (r *runner) open() error {
 	var err error
 	if r.local, r.timerNote, err = openTimer(r.world, r.cfg.Timer); err != nil {
 		return err
 	}
 	r.pool = newPool(r.cfg.Buffers, lastLevelCache())
-	return r.hostMap()
+	if err := r.hostMap(); err != nil {
+		return err
+	}
+	// The cross-core check of the reference needs every CPU: before binding.
+	if r.ref, r.refNote, err = reference(r.world); err != nil {
+		return err
+	}
+	r.bindNote, err = r.bind()
+	return err
 }
 
 // syncClocks synchronizes the clocks and checks them independently.
@@ -161,9 +171,6 @@ func (r *runner) syncClocks() error {
 		return err
 	}
 	if r.resid, err = clock.Check(w, r.g, r.cfg.Sync); err != nil {
-		return err
-	}
-	if r.ref, r.refNote, err = reference(w); err != nil {
 		return err
 	}
 	r.tBcast = map[int]float64{}

@@ -3,10 +3,12 @@ package mpiperf
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 
 	"github.com/gompi/gompi/gompi"
+	"github.com/gompi/gompi/hwtopo"
 	"github.com/gompi/gompi/rdtsc"
 	"github.com/gompi/gompi/sync/clock"
 )
@@ -80,13 +82,7 @@ func reference(c *gompi.Comm) (clock.Source, string, error) {
 			if err == nil {
 				v[0], v[1] = float64(rdtsc.Start()), t.Rate()
 				note = "the host's time-stamp counter, read raw by every rank"
-				// The check busy-waits on two goroutines at once: under
-				// golaunch a rank may have GOMAXPROCS 1, which would make
-				// every round trip wait for the Go scheduler's preemption.
-				prev := runtime.GOMAXPROCS(0)
-				runtime.GOMAXPROCS(max(prev, 2))
-				cc, err := rdtsc.CheckCrossCore(500)
-				runtime.GOMAXPROCS(prev)
+				cc, err := crossCore()
 				if err == nil {
 					off, unc := cc.MaxOffset()
 					warps := 0
@@ -109,4 +105,24 @@ func reference(c *gompi.Comm) (clock.Source, string, error) {
 		return counterRef{base: uint64(v[0]), rate: v[1]}, note, nil
 	}
 	return nsRef{base: int64(math.Round(v[0]))}, note, nil
+}
+
+// crossCore runs rdtsc.CheckCrossCore and puts the process's threads back
+// on the CPUs they had. The check busy-waits on two goroutines at once, so it
+// needs GOMAXPROCS ≥ 2 (under golaunch a rank may have 1, and every round
+// trip would wait for a preemption); and it pins threads, whose mask a
+// thread the runtime starts meanwhile inherits: seen here, rank 0 left on one
+// CPU afterwards, sharing it with rank 1.
+func crossCore() (*rdtsc.CrossCore, error) {
+	orig, aerr := hwtopo.Affinity(0)
+	prev := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(max(prev, 2))
+	cc, err := rdtsc.CheckCrossCore(500)
+	runtime.GOMAXPROCS(prev)
+	if aerr == nil {
+		if berr := hwtopo.BindProcess(os.Getpid(), orig); berr != nil && err == nil {
+			err = fmt.Errorf("restoring the affinity after the cross-core check: %w", berr)
+		}
+	}
+	return cc, err
 }
