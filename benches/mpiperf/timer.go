@@ -21,10 +21,7 @@ func openTimer(c *gompi.Comm, name string) (rdtsc.Clock, string, error) {
 	if name != "tsc" {
 		clk, err := rdtsc.ByName(name)
 		if err != nil {
-			if name == "mpi" {
-				return nil, "", fmt.Errorf("timer mpi: %w (MPI_Wtime comes with the cgo backend: build with -tags mpi)", err)
-			}
-			return nil, "", fmt.Errorf("timer: %w; use one of %v", err, rdtsc.Names())
+			return nil, "", fmt.Errorf("--timer %s: %w", name, err)
 		}
 		return clk, fmt.Sprintf("%s, resolution %.3g ns", name, clk.Resolution()*1e9), nil
 	}
