@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,4 +69,46 @@ func TestMSUSuites(t *testing.T) {
 	if exitCode(err) != 2 || !strings.Contains(fmt.Sprint(err), "needs exactly 2 ranks, not 1") {
 		t.Errorf("transfer on one rank: %v (exit %d)", err, exitCode(err))
 	}
+}
+
+// mpiperf alone is a world of one rank: the sweep still runs (the self
+// tests and the collectives on one rank). It initializes gompi, so it runs
+// in a process of its own.
+func TestMpiperfSuite(t *testing.T) {
+	if !inOwnProcess(t) {
+		return
+	}
+	if err := runMpiperf([]string{"--nosuch"}); !errors.Is(err, errUsage) {
+		t.Errorf("mpiperf --nosuch: %v, want errUsage", err)
+	}
+	if err := runMpiperf([]string{"--gamma", "0.5"}); err == nil {
+		t.Error("mpiperf --gamma 0.5: no error")
+	}
+	args := []string{"--op", "waitpattern_null,bcast", "--sizes", "8", "--timer", "monotonic", "--max-launches", "8",
+		"--bcast-reps", "2", "--format", "csv", "--progress", "off"}
+	if err := runMpiperf(args); err != nil {
+		t.Errorf("mpiperf %v: %v", args, err)
+	}
+}
+
+// inOwnProcess reports whether the calling test runs in a process of its
+// own. If not, it runs the test again in a child process of the test binary
+// (gompi.Init works once per process), reports the child's failure, and
+// returns false.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	const key = "BENCHES_TEST_OWN_PROCESS"
+	if os.Getenv(key) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), key+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in its own process: %v\n%s", t.Name(), err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s in its own process did not run:\n%s", t.Name(), out)
+	}
+	return false
 }
