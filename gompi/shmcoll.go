@@ -40,6 +40,7 @@ var shmPreferred = []struct {
 	minRanks, maxBytes int
 }{
 	{coll.OpBarrier, 1, 1},
+	{coll.OpBcast, 3, 1 << 20},
 	{coll.OpAllreduce, 3, 2 << 10},
 	{coll.OpReduce, 3, 2 << 10},
 	{coll.OpScan, 3, 2 << 10},
@@ -143,6 +144,9 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	scratch := x.c.c.ShmScratch()
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	size := s.need(n, a)
+	if s.op == coll.OpBcast {
+		size = len(a.Recv)
+	}
 	binary.LittleEndian.PutUint32(sig[0:], opCode(s.op))
 	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(a.Root)))
 	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
@@ -151,6 +155,35 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 		return err
 	}
 	return nil
+}
+
+// shmBcast sends the message through the scratch halves in pieces: the root
+// writes piece k into the half of step k, all meet, the others copy it out.
+// Writing piece k+2 into the half of piece k is safe for the reason any
+// collective k+2 may reuse the half of collective k: every rank arrived at
+// step k+1 only after it had copied piece k out.
+func shmBcast(x *collComm, a *coll.Args, data []byte) error {
+	n, me := x.Size(), x.Rank()
+	msg := a.Recv
+	for off := 0; ; {
+		end := min(off+len(data), len(msg))
+		if me == a.Root {
+			copy(data, msg[off:end])
+		}
+		if err := meet(x); err != nil {
+			return err
+		}
+		if me != a.Root {
+			copy(msg[off:end], data)
+		}
+		if off = end; off >= len(msg) {
+			return nil
+		}
+		// The next piece goes into the other half, with the signature again.
+		scratch := x.c.c.ShmScratch()
+		copy(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
+		data = scratch[n*sigSize:]
+	}
 }
 
 // meet writes nothing more: it waits for every rank's part and checks the
@@ -208,20 +241,13 @@ var shmAlgs = []*shmAlg{
 	{op: coll.OpBarrier, summary: "arrive at a shared counter; the last arrival wakes everyone",
 		cost: "1 shared barrier", need: func(int, *coll.Args) int { return 0 },
 		run: func(x *collComm, _ *coll.Args, _ []byte) error { return meet(x) }},
-	{op: coll.OpBcast, summary: "root writes the message into shared scratch; everyone copies it out",
-		cost: "1 shared barrier + 2 copies of m", need: func(_ int, a *coll.Args) int { return len(a.Recv) },
-		run: func(x *collComm, a *coll.Args, data []byte) error {
-			if x.Rank() == a.Root {
-				copy(data, a.Recv)
-			}
-			if err := meet(x); err != nil {
-				return err
-			}
-			if x.Rank() != a.Root {
-				copy(a.Recv, data)
-			}
-			return nil
-		}},
+	{op: coll.OpBcast, summary: "root writes the message into shared scratch, a scratch half at a time; everyone copies it out",
+		cost: "⌈m/s⌉ shared barriers + 2 copies of m (s: a scratch half)",
+		// Any size fits: a message larger than one scratch half goes in
+		// pieces, one barrier each, alternating halves as successive
+		// collectives do (see runShm). need is what the first piece takes.
+		need: func(n int, a *coll.Args) int { return 0 },
+		run:  shmBcast},
 	{op: coll.OpReduce, summary: "every rank writes its vector; the root folds them in rank order",
 		cost: "1 shared barrier + p·m copied + (p−1)·m reduced at the root",
 		need: func(n int, a *coll.Args) int { return n * len(contribution(a)) },
