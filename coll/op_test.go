@@ -110,6 +110,9 @@ func TestOps(t *testing.T) {
 	d := []complex128{2, 1 - 1i, 4 + 4i}
 	checkOp(t, coll.Sum[complex128](), c, d, func(a, b complex128) complex128 { return a + b })
 	checkOp(t, coll.Prod[complex128](), c, d, func(a, b complex128) complex128 { return a * b })
+	c9 := []complex128{1, 2i, 3 - 1i, -4, 5i, 6, 7 + 7i, -8i, 9} // through the unrolled loop and its tail
+	checkOp(t, coll.Prod[complex128](), c9, c9, func(a, b complex128) complex128 { return a * b })
+	checkOp(t, coll.Sum[complex128](), c9, c9, func(a, b complex128) complex128 { return a + b })
 	c64 := []complex64{1 + 2i, -3}
 	checkOp(t, coll.Prod[complex64](), c64, c64, func(a, b complex64) complex64 { return a * b })
 }

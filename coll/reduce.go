@@ -175,7 +175,7 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 		w = make([]byte, len(send))
 	}
 	copy(w, send)
-	tmp := make([]byte, len(w))
+	tmp := getScratch(len(w))
 	if nr := foldIn(p, f, w, tmp, op, tag); nr >= 0 {
 		off := offsets(split(len(w), op.ElemSize, f.pof2))
 		lo, hi := halve(p, f, nr, w, tmp, off, op, true, tag)
@@ -196,4 +196,5 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 			p.recv(recv, top, tag+1)
 		}
 	}
+	putScratch(tmp)
 }
