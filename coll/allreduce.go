@@ -27,7 +27,7 @@ func allreduceRecursiveDoubling(p *proc, w []byte, op Op, tag int) {
 		}
 	}
 	foldOut(p, f, w, tag)
-	putScratch(tmp)
+	p.putScratch(tmp)
 }
 
 // allreduceRing: a ring reduce-scatter (after p−1 steps rank r holds chunk r
@@ -68,7 +68,7 @@ func allreduceRabenseifner(p *proc, w []byte, op Op, tag int) {
 		}
 	}
 	foldOut(p, f, w, tag)
-	putScratch(tmp)
+	p.putScratch(tmp)
 }
 
 // allreduceReduceBcast: a binomial reduce to rank 0, then a binomial

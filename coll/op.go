@@ -3,6 +3,7 @@ package coll
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -28,10 +29,27 @@ type Op struct {
 	ElemKind   reflect.Kind
 }
 
-// predefined marks op as MPI's operator name over elements of type T.
-func predefined[T any](name string, op Op) Op {
-	op.Predefined, op.ElemKind = name, reflect.TypeFor[T]().Kind()
-	return op
+// predefined returns MPI's operator name over elements of type T, made by mk
+// the first time and marked as predefined.
+func predefined[T any](name string, mk func() Op) Op {
+	k := predefinedKey{name, reflect.TypeFor[T]()}
+	if v, ok := predefinedOps.Load(k); ok {
+		return v.(Op)
+	}
+	op := mk()
+	op.Predefined, op.ElemKind = name, k.elem.Kind()
+	v, _ := predefinedOps.LoadOrStore(k, op)
+	return v.(Op)
+}
+
+// predefinedOps caches the predefined operators, made once per name and
+// element type: programs write gompi.Sum[float64]() in every call, and
+// making an Op (its name, its closures) cost more than a small Allreduce.
+var predefinedOps sync.Map // predefinedKey → Op
+
+type predefinedKey struct {
+	name string
+	elem reflect.Type
 }
 
 // combineLow sets acc = acc ∘ hi, where acc holds the contribution of lower
@@ -128,78 +146,86 @@ func bytesOf[T any](s []T, size int) []byte {
 
 // Sum is MPI_SUM.
 func Sum[T Number]() Op {
-	return predefined[T]("sum", NewOp("sum", true, func(in, inout []T) {
-		n := len(inout)
-		in = in[:n]
-		i := 0
-		for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
-			a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-			b[0] = a[0] + b[0]
-			b[1] = a[1] + b[1]
-			b[2] = a[2] + b[2]
-			b[3] = a[3] + b[3]
-		}
-		for ; i < n; i++ {
-			inout[i] = in[i] + inout[i]
-		}
-	}))
+	return predefined[T]("sum", func() Op {
+		return NewOp("sum", true, func(in, inout []T) {
+			n := len(inout)
+			in = in[:n]
+			i := 0
+			for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
+				a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
+				b[0] = a[0] + b[0]
+				b[1] = a[1] + b[1]
+				b[2] = a[2] + b[2]
+				b[3] = a[3] + b[3]
+			}
+			for ; i < n; i++ {
+				inout[i] = in[i] + inout[i]
+			}
+		})
+	})
 }
 
 // Prod is MPI_PROD.
 func Prod[T Number]() Op {
-	return predefined[T]("prod", NewOp("prod", true, func(in, inout []T) {
-		n := len(inout)
-		in = in[:n]
-		i := 0
-		for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
-			a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-			b[0] = a[0] * b[0]
-			b[1] = a[1] * b[1]
-			b[2] = a[2] * b[2]
-			b[3] = a[3] * b[3]
-		}
-		for ; i < n; i++ {
-			inout[i] = in[i] * inout[i]
-		}
-	}))
+	return predefined[T]("prod", func() Op {
+		return NewOp("prod", true, func(in, inout []T) {
+			n := len(inout)
+			in = in[:n]
+			i := 0
+			for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
+				a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
+				b[0] = a[0] * b[0]
+				b[1] = a[1] * b[1]
+				b[2] = a[2] * b[2]
+				b[3] = a[3] * b[3]
+			}
+			for ; i < n; i++ {
+				inout[i] = in[i] * inout[i]
+			}
+		})
+	})
 }
 
 // Min is MPI_MIN.
 func Min[T Real]() Op {
-	return predefined[T]("min", NewOp("min", true, func(in, inout []T) {
-		n := len(inout)
-		in = in[:n]
-		i := 0
-		for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
-			a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-			b[0] = min(a[0], b[0])
-			b[1] = min(a[1], b[1])
-			b[2] = min(a[2], b[2])
-			b[3] = min(a[3], b[3])
-		}
-		for ; i < n; i++ {
-			inout[i] = min(in[i], inout[i])
-		}
-	}))
+	return predefined[T]("min", func() Op {
+		return NewOp("min", true, func(in, inout []T) {
+			n := len(inout)
+			in = in[:n]
+			i := 0
+			for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
+				a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
+				b[0] = min(a[0], b[0])
+				b[1] = min(a[1], b[1])
+				b[2] = min(a[2], b[2])
+				b[3] = min(a[3], b[3])
+			}
+			for ; i < n; i++ {
+				inout[i] = min(in[i], inout[i])
+			}
+		})
+	})
 }
 
 // Max is MPI_MAX.
 func Max[T Real]() Op {
-	return predefined[T]("max", NewOp("max", true, func(in, inout []T) {
-		n := len(inout)
-		in = in[:n]
-		i := 0
-		for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
-			a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-			b[0] = max(a[0], b[0])
-			b[1] = max(a[1], b[1])
-			b[2] = max(a[2], b[2])
-			b[3] = max(a[3], b[3])
-		}
-		for ; i < n; i++ {
-			inout[i] = max(in[i], inout[i])
-		}
-	}))
+	return predefined[T]("max", func() Op {
+		return NewOp("max", true, func(in, inout []T) {
+			n := len(inout)
+			in = in[:n]
+			i := 0
+			for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
+				a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
+				b[0] = max(a[0], b[0])
+				b[1] = max(a[1], b[1])
+				b[2] = max(a[2], b[2])
+				b[3] = max(a[3], b[3])
+			}
+			for ; i < n; i++ {
+				inout[i] = max(in[i], inout[i])
+			}
+		})
+	})
 }
 
 func truth[T Real](b bool) T {
@@ -211,88 +237,104 @@ func truth[T Real](b bool) T {
 
 // LAnd is MPI_LAND: nonzero is true, the result is 1 or 0.
 func LAnd[T Real]() Op {
-	return predefined[T]("land", NewOp("land", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = truth[T](in[i] != 0 && inout[i] != 0)
-		}
-	}))
+	return predefined[T]("land", func() Op {
+		return NewOp("land", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = truth[T](in[i] != 0 && inout[i] != 0)
+			}
+		})
+	})
 }
 
 // LOr is MPI_LOR: nonzero is true, the result is 1 or 0.
 func LOr[T Real]() Op {
-	return predefined[T]("lor", NewOp("lor", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = truth[T](in[i] != 0 || inout[i] != 0)
-		}
-	}))
+	return predefined[T]("lor", func() Op {
+		return NewOp("lor", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = truth[T](in[i] != 0 || inout[i] != 0)
+			}
+		})
+	})
 }
 
 // LXor is MPI_LXOR: nonzero is true, the result is 1 or 0.
 func LXor[T Real]() Op {
-	return predefined[T]("lxor", NewOp("lxor", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = truth[T]((in[i] != 0) != (inout[i] != 0))
-		}
-	}))
+	return predefined[T]("lxor", func() Op {
+		return NewOp("lxor", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = truth[T]((in[i] != 0) != (inout[i] != 0))
+			}
+		})
+	})
 }
 
 // BAnd is MPI_BAND.
 func BAnd[T Integer]() Op {
-	return predefined[T]("band", NewOp("band", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = in[i] & inout[i]
-		}
-	}))
+	return predefined[T]("band", func() Op {
+		return NewOp("band", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = in[i] & inout[i]
+			}
+		})
+	})
 }
 
 // BOr is MPI_BOR.
 func BOr[T Integer]() Op {
-	return predefined[T]("bor", NewOp("bor", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = in[i] | inout[i]
-		}
-	}))
+	return predefined[T]("bor", func() Op {
+		return NewOp("bor", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = in[i] | inout[i]
+			}
+		})
+	})
 }
 
 // BXor is MPI_BXOR.
 func BXor[T Integer]() Op {
-	return predefined[T]("bxor", NewOp("bxor", true, func(in, inout []T) {
-		in = in[:len(inout)]
-		for i := range inout {
-			inout[i] = in[i] ^ inout[i]
-		}
-	}))
+	return predefined[T]("bxor", func() Op {
+		return NewOp("bxor", true, func(in, inout []T) {
+			in = in[:len(inout)]
+			for i := range inout {
+				inout[i] = in[i] ^ inout[i]
+			}
+		})
+	})
 }
 
 // MinLoc is MPI_MINLOC: the smallest value and its index; on equal values the
 // lower index wins.
 func MinLoc[T Real]() Op {
-	return predefined[T]("minloc", NewOp("minloc", true, func(in, inout []ValueIndex[T]) {
-		in = in[:len(inout)]
-		for i := range inout {
-			a, b := in[i], inout[i]
-			if a.Value < b.Value || a.Value == b.Value && a.Index < b.Index {
-				inout[i] = a
+	return predefined[T]("minloc", func() Op {
+		return NewOp("minloc", true, func(in, inout []ValueIndex[T]) {
+			in = in[:len(inout)]
+			for i := range inout {
+				a, b := in[i], inout[i]
+				if a.Value < b.Value || a.Value == b.Value && a.Index < b.Index {
+					inout[i] = a
+				}
 			}
-		}
-	}))
+		})
+	})
 }
 
 // MaxLoc is MPI_MAXLOC: the largest value and its index; on equal values the
 // lower index wins.
 func MaxLoc[T Real]() Op {
-	return predefined[T]("maxloc", NewOp("maxloc", true, func(in, inout []ValueIndex[T]) {
-		in = in[:len(inout)]
-		for i := range inout {
-			a, b := in[i], inout[i]
-			if a.Value > b.Value || a.Value == b.Value && a.Index < b.Index {
-				inout[i] = a
+	return predefined[T]("maxloc", func() Op {
+		return NewOp("maxloc", true, func(in, inout []ValueIndex[T]) {
+			in = in[:len(inout)]
+			for i := range inout {
+				a, b := in[i], inout[i]
+				if a.Value > b.Value || a.Value == b.Value && a.Index < b.Index {
+					inout[i] = a
+				}
 			}
-		}
-	}))
+		})
+	})
 }

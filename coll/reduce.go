@@ -196,5 +196,5 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 			p.recv(recv, top, tag+1)
 		}
 	}
-	putScratch(tmp)
+	p.putScratch(tmp)
 }

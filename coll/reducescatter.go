@@ -20,7 +20,7 @@ func reduceScatterRing(p *proc, l layout, op Op, tag int) {
 		p.sendrecv(l.block(out), p.mod(r+1), buf, p.mod(r-1), tag)
 		op.Apply(buf, l.block(in))
 	}
-	putScratch(tmp)
+	p.putScratch(tmp)
 }
 
 func maxOf(xs []int) int {
@@ -51,7 +51,7 @@ func reduceScatterHalving(p *proc, w []byte, counts []int, op Op, tag int) {
 		}
 		halve(p, f, nr, w, tmp, offsets(sizes), op, false, tag)
 	}
-	putScratch(tmp)
+	p.putScratch(tmp)
 	if r < 2*f.rem { // the odd rank hands its even neighbour its block
 		if r%2 == 0 {
 			p.recv(l.block(r), r+1, tag)
