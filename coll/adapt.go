@@ -1,6 +1,9 @@
 package coll
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // This file holds the adapters from Args to the parameters of the built-in
 // algorithms, used by the catalog (catalog.go).
@@ -8,11 +11,19 @@ import "bytes"
 // run makes an Algorithm.Run from an algorithm body.
 func run(body func(p *proc, a *Args)) func(Comm, *Args) error {
 	return func(c Comm, a *Args) error {
-		p := newProc(c)
+		p := procPool.Get().(*proc)
+		*p = proc{c: c, rank: c.Rank(), size: c.Size()}
 		body(p, a)
-		return p.err
+		err := p.err
+		*p = proc{}
+		procPool.Put(p)
+		return err
 	}
 }
+
+// procPool keeps the per-call state of the algorithms: a small collective
+// should not allocate.
+var procPool = sync.Pool{New: func() any { return new(proc) }}
 
 // contribution is the rank's input vector of a reduction: send, or recv in
 // place.

@@ -14,7 +14,8 @@ package coll
 // Cost: ⌊log₂p⌋(α + mβ + mγ), + 2α + 2mβ + mγ if p is not a power of two.
 func allreduceRecursiveDoubling(p *proc, w []byte, op Op, tag int) {
 	f := newFold(p.size)
-	tmp := getScratch(len(w))
+	sb := getScratch(len(w))
+	tmp := sb.b
 	if nr := foldIn(p, f, w, tmp, op, tag); nr >= 0 {
 		for mask := 1; mask < f.pof2; mask *= 2 {
 			partner := nr ^ mask
@@ -27,7 +28,7 @@ func allreduceRecursiveDoubling(p *proc, w []byte, op Op, tag int) {
 		}
 	}
 	foldOut(p, f, w, tag)
-	p.putScratch(tmp)
+	p.putScratch(sb)
 }
 
 // allreduceRing: a ring reduce-scatter (after p−1 steps rank r holds chunk r
@@ -52,7 +53,8 @@ func allreduceRing(p *proc, w []byte, op Op, tag int) {
 // + 2α + 2mβ + mγ if p ≠ p'.
 func allreduceRabenseifner(p *proc, w []byte, op Op, tag int) {
 	f := newFold(p.size)
-	tmp := getScratch(len(w))
+	sb := getScratch(len(w))
+	tmp := sb.b
 	if nr := foldIn(p, f, w, tmp, op, tag); nr >= 0 {
 		off := offsets(split(len(w), op.ElemSize, f.pof2))
 		lo, hi := halve(p, f, nr, w, tmp, off, op, true, tag)
@@ -68,7 +70,7 @@ func allreduceRabenseifner(p *proc, w []byte, op Op, tag int) {
 		}
 	}
 	foldOut(p, f, w, tag)
-	p.putScratch(tmp)
+	p.putScratch(sb)
 }
 
 // allreduceReduceBcast: a binomial reduce to rank 0, then a binomial

@@ -301,10 +301,11 @@ func sum(xs []int) int {
 
 // check validates a's arguments for op on rank r of n.
 func check(op Operation, n, r int, a *Args) (int, error) {
-	info, ok := opInfos[op]
-	if !ok {
+	i := opIndex(op)
+	if i < 0 {
 		return 0, argErr("unknown operation %q", op)
 	}
+	info := opInfoList[i]
 	if n <= 0 || r < 0 || r >= n {
 		return 0, argErr("rank %d of a %d-rank communicator", r, n)
 	}

@@ -14,8 +14,6 @@ type proc struct {
 	err        error
 }
 
-func newProc(c Comm) *proc { return &proc{c: c, rank: c.Rank(), size: c.Size()} }
-
 // fail remembers err as the error of a message with peer and tag, unless an
 // error is already remembered.
 func (p *proc) fail(peer, tag int, err error) {

@@ -175,7 +175,8 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 		w = make([]byte, len(send))
 	}
 	copy(w, send)
-	tmp := getScratch(len(w))
+	sb := getScratch(len(w))
+	tmp := sb.b
 	if nr := foldIn(p, f, w, tmp, op, tag); nr >= 0 {
 		off := offsets(split(len(w), op.ElemSize, f.pof2))
 		lo, hi := halve(p, f, nr, w, tmp, off, op, true, tag)
@@ -196,5 +197,5 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 			p.recv(recv, top, tag+1)
 		}
 	}
-	p.putScratch(tmp)
+	p.putScratch(sb)
 }

@@ -13,14 +13,15 @@ package coll
 // Rounds: p−1. Cost: (p−1)α + ((p−1)/p)(mβ + mγ).
 func reduceScatterRing(p *proc, l layout, op Op, tag int) {
 	n, r := p.size, p.rank
-	tmp := getScratch(maxOf(l.size))
+	sb := getScratch(maxOf(l.size))
+	tmp := sb.b
 	for s := range n - 1 {
 		out, in := (r-s-1+2*n)%n, (r-s-2+2*n)%n
 		buf := tmp[:l.size[in]]
 		p.sendrecv(l.block(out), p.mod(r+1), buf, p.mod(r-1), tag)
 		op.Apply(buf, l.block(in))
 	}
-	p.putScratch(tmp)
+	p.putScratch(sb)
 }
 
 func maxOf(xs []int) int {
@@ -42,7 +43,8 @@ func maxOf(xs []int) int {
 // + 2α + (m + m/p)β + mγ if p ≠ p'.
 func reduceScatterHalving(p *proc, w []byte, counts []int, op Op, tag int) {
 	f, r := newFold(p.size), p.rank
-	tmp := getScratch(len(w))
+	sb := getScratch(len(w))
+	tmp := sb.b
 	l := chunks(w, counts)
 	if nr := foldIn(p, f, w, tmp, op, tag); nr >= 0 {
 		sizes := make([]int, f.pof2) // new rank k gets the blocks of the ranks it stands for
@@ -51,7 +53,7 @@ func reduceScatterHalving(p *proc, w []byte, counts []int, op Op, tag int) {
 		}
 		halve(p, f, nr, w, tmp, offsets(sizes), op, false, tag)
 	}
-	p.putScratch(tmp)
+	p.putScratch(sb)
 	if r < 2*f.rem { // the odd rank hands its even neighbour its block
 		if r%2 == 0 {
 			p.recv(l.block(r), r+1, tag)

@@ -68,12 +68,12 @@ type snapRule struct {
 	use []*Algorithm // Rule.Use resolved
 }
 
-var snapshot atomic.Pointer[map[Operation]*opSnap]
+var snapshot atomic.Pointer[[]*opSnap] // by opIndex
 
 // publish rebuilds the snapshot. Caller holds the registry's write lock.
 func publish() {
-	m := make(map[Operation]*opSnap, len(ops))
-	for _, op := range ops {
+	m := make([]*opSnap, len(ops))
+	for i, op := range ops {
 		s := &opSnap{algs: append([]*Algorithm(nil), registry.algs[op]...)}
 		for _, r := range registry.table[op] {
 			sr := snapRule{Rule: r}
@@ -84,14 +84,14 @@ func publish() {
 			}
 			s.rules = append(s.rules, sr)
 		}
-		m[op] = s
+		m[i] = s
 	}
 	snapshot.Store(&m)
 }
 
 func snap(op Operation) *opSnap {
-	if m := snapshot.Load(); m != nil {
-		return (*m)[op]
+	if m, i := snapshot.Load(), opIndex(op); m != nil && i >= 0 {
+		return (*m)[i]
 	}
 	return nil
 }

@@ -9,21 +9,31 @@ import "sync"
 // failure (a peer lost, a timeout) a receive into it may still be posted, so
 // it is left to the garbage collector. Pooled buffers are not zeroed: an
 // algorithm writes (or receives into) what it later reads.
-var scratchPool sync.Pool // of *[]byte
+var scratchPool sync.Pool // of *scratch
 
-// getScratch returns a buffer of n bytes, of unspecified contents.
-func getScratch(n int) []byte {
-	if v, ok := scratchPool.Get().(*[]byte); ok && cap(*v) >= n {
-		return (*v)[:n]
+// scratch holds a pooled buffer; the holder goes back with it, so that
+// putting a buffer back allocates nothing.
+type scratch struct{ b []byte }
+
+// getScratch returns a holder of a buffer of n bytes, of unspecified
+// contents.
+func getScratch(n int) *scratch {
+	s, _ := scratchPool.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
 	}
-	return make([]byte, n)
+	if cap(s.b) < n {
+		s.b = make([]byte, n)
+	}
+	s.b = s.b[:n]
+	return s
 }
 
-// putScratch gives b back to the pool if the call has not failed. The
-// caller must not touch b again.
-func (p *proc) putScratch(b []byte) {
-	if cap(b) == 0 || p.err != nil {
+// putScratch gives s back to the pool if the call has not failed. The
+// caller must not touch s.b again.
+func (p *proc) putScratch(s *scratch) {
+	if p.err != nil {
 		return
 	}
-	scratchPool.Put(&b)
+	scratchPool.Put(s)
 }

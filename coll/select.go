@@ -147,7 +147,11 @@ func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm,
 		}
 	}
 	if named == "" {
-		named, source = os.Getenv(EnvVar(op)), EnvVar(op)
+		if i := opIndex(op); i >= 0 {
+			if named = os.Getenv(envVarList[i]); named != "" {
+				source = envVarList[i]
+			}
+		}
 	}
 	s := snap(op)
 	if s == nil {
