@@ -31,25 +31,28 @@ type shmAlg struct {
 
 // shmPreferred says where the selection table tries the shared-memory
 // algorithm first: calls of at most maxBytes (in the operation's own measure,
-// see coll.Operation.SizeMeaning) on at least minRanks ranks. Elsewhere the
-// point-to-point algorithms win (two ranks exchange in one message; large
-// data are better copied once than through the scratch area). Measured on 2
-// cores with 2..64 ranks: docs/PERFORMANCE.md, "Collectives".
+// see coll.Operation.SizeMeaning) on at least minRanks ranks; an operation
+// may have several entries, applied in order. Elsewhere the point-to-point
+// algorithms win (large data are better copied once than through the scratch
+// area), and where the data do not fit the scratch area the next algorithm
+// of the rule runs. Measured on 2 cores with 2..64 ranks, in steady state
+// (10^4..10^5 calls): docs/PERFORMANCE.md, "Collectives".
 var shmPreferred = []struct {
 	op                 coll.Operation
 	minRanks, maxBytes int
 }{
 	{coll.OpBarrier, 1, 1},
+	{coll.OpBcast, 1, 32 << 10}, // two ranks: one message beats two copies above
 	{coll.OpBcast, 3, 1 << 20},
-	{coll.OpAllreduce, 3, 2 << 10},
-	{coll.OpReduce, 3, 2 << 10},
-	{coll.OpScan, 3, 2 << 10},
-	{coll.OpExscan, 3, 2 << 10},
-	{coll.OpAllgather, 2, 1 << 10},
-	{coll.OpGather, 3, 1 << 10},
-	{coll.OpScatter, 3, 1 << 10},
-	{coll.OpAlltoall, 2, 256},
-	{coll.OpReduceScatterBlock, 3, 512},
+	{coll.OpAllreduce, 1, 2 << 10},
+	{coll.OpReduce, 1, 2 << 10},
+	{coll.OpScan, 1, 2 << 10},
+	{coll.OpExscan, 1, 2 << 10},
+	{coll.OpAllgather, 1, 1 << 10},
+	{coll.OpGather, 1, 1 << 10},
+	{coll.OpScatter, 1, 1 << 10},
+	{coll.OpAlltoall, 1, 1 << 10},
+	{coll.OpReduceScatterBlock, 1, 512},
 }
 
 // preferShm rewrites op's selection table so that calls of at most maxBytes
@@ -77,7 +80,9 @@ func preferShm(op coll.Operation, minRanks, maxBytes int) error {
 	}
 	for _, r := range old {
 		r = small(r)
-		r.Use = append([]string{"shm"}, r.Use...)
+		if len(r.Use) == 0 || r.Use[0] != "shm" {
+			r.Use = append([]string{"shm"}, r.Use...)
+		}
 		rules = append(rules, r)
 	}
 	return coll.SetTable(op, reachable(append(rules, old...)))
