@@ -81,3 +81,41 @@ func TestShmBcastInPieces(t *testing.T) {
 		})
 	}
 }
+
+// TestShmAllgatherInPieces: blocks larger than a scratch half's share go in
+// pieces; every rank gets every block whole, with and without InPlace.
+func TestShmAllgatherInPieces(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		run(t, n, func(c *gompi.Comm) error {
+			for i, m := range []int{0, 1, 7, 64<<10 - 1, 200<<10 + 3} {
+				fill := func(r, j int) byte { return byte(j*13 + r*7 + m) }
+				recv := make([]byte, m*c.Size())
+				var send []byte
+				if i%2 == 0 { // in place: the own block already in recv
+					for j := 0; j < m; j++ {
+						recv[c.Rank()*m+j] = fill(c.Rank(), j)
+					}
+				} else {
+					send = make([]byte, m)
+					for j := range send {
+						send[j] = fill(c.Rank(), j)
+					}
+				}
+				if err := c.Allgather(send, recv, gompi.WithAlgorithm("shm")); err != nil {
+					return fmt.Errorf("blocks of %d bytes: %w", m, err)
+				}
+				for r := 0; r < c.Size(); r++ {
+					for j := 0; j < m; j++ {
+						if recv[r*m+j] != fill(r, j) {
+							return fmt.Errorf("blocks of %d bytes: rank %d's byte %d is %d on rank %d", m, r, j, recv[r*m+j], c.Rank())
+						}
+					}
+				}
+				if err := c.Barrier(gompi.WithAlgorithm("shm")); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}

@@ -48,7 +48,7 @@ var shmPreferred = []struct {
 	{coll.OpReduce, 1, 2 << 10},
 	{coll.OpScan, 1, 2 << 10},
 	{coll.OpExscan, 1, 2 << 10},
-	{coll.OpAllgather, 1, 1 << 10},
+	{coll.OpAllgather, 1, 1 << 20}, // in pieces, as Bcast
 	{coll.OpGather, 1, 1 << 10},
 	{coll.OpScatter, 1, 1 << 10},
 	{coll.OpAlltoall, 1, 1 << 10},
@@ -149,7 +149,7 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	scratch := x.c.c.ShmScratch()
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	size := s.need(n, a)
-	if s.op == coll.OpBcast {
+	if s.op == coll.OpBcast || s.op == coll.OpAllgather { // sent in pieces: the whole size
 		size = len(a.Recv)
 	}
 	binary.LittleEndian.PutUint32(sig[0:], opCode(s.op))
@@ -168,7 +168,7 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 // collective k+2 may reuse the half of collective k: every rank arrived at
 // step k+1 only after it had copied piece k out.
 func shmBcast(x *collComm, a *coll.Args, data []byte) error {
-	n, me := x.Size(), x.Rank()
+	me := x.Rank()
 	msg := a.Recv
 	for off := 0; ; {
 		end := min(off+len(data), len(msg))
@@ -184,11 +184,44 @@ func shmBcast(x *collComm, a *coll.Args, data []byte) error {
 		if off = end; off >= len(msg) {
 			return nil
 		}
-		// The next piece goes into the other half, with the signature again.
-		scratch := x.c.c.ShmScratch()
-		copy(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
-		data = scratch[n*sigSize:]
+		data = nextPiece(x)
 	}
+}
+
+// shmAllgather moves the blocks in pieces of q bytes each, q = s/p: in step
+// k every rank writes bytes [kq, (k+1)q) of its block into its place in the
+// half, all meet, and every rank copies the p pieces out.
+func shmAllgather(x *collComm, a *coll.Args, data []byte) error {
+	n, me := x.Size(), x.Rank()
+	m := len(a.Recv) / n
+	own := a.Send
+	if own == nil {
+		own = a.Recv[me*m : (me+1)*m]
+	}
+	q := max(len(data)/n, 1)
+	for off := 0; ; {
+		k := min(q, m-off)
+		copy(data[me*q:me*q+k], own[off:off+k])
+		if err := meet(x); err != nil {
+			return err
+		}
+		for r := range n {
+			copy(a.Recv[r*m+off:r*m+off+k], data[r*q:r*q+k])
+		}
+		if off += k; off >= m {
+			return nil
+		}
+		data = nextPiece(x)
+	}
+}
+
+// nextPiece returns the data area of the next scratch half, with this rank's
+// signature copied into it: the next piece of a collective sent in pieces.
+func nextPiece(x *collComm) []byte {
+	n, me := x.Size(), x.Rank()
+	scratch := x.c.c.ShmScratch()
+	copy(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
+	return scratch[n*sigSize:]
 }
 
 // meet writes nothing more: it waits for every rank's part and checks the
@@ -342,23 +375,12 @@ var shmAlgs = []*shmAlg{
 			}
 			return nil
 		}},
-	{op: coll.OpAllgather, summary: "every rank writes its block; every rank copies them all",
-		cost: "1 shared barrier + p·m written, p²·m read",
-		need: func(n int, a *coll.Args) int { return len(a.Recv) },
-		run: func(x *collComm, a *coll.Args, data []byte) error {
-			n, me := x.Size(), x.Rank()
-			m := len(a.Recv) / n
-			if a.Send != nil {
-				copy(data[me*m:], a.Send)
-			} else {
-				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
-			}
-			if err := meet(x); err != nil {
-				return err
-			}
-			copy(a.Recv, data[:n*m])
-			return nil
-		}},
+	{op: coll.OpAllgather, summary: "every rank writes its block, a piece per scratch half; every rank copies them all",
+		cost: "⌈p·m/s⌉ shared barriers + p·m written, p²·m read (s: a scratch half)",
+		// Any size fits: pieces of every block go through the halves, as
+		// in Bcast. need is what the first piece takes.
+		need: func(int, *coll.Args) int { return 0 },
+		run:  shmAllgather},
 	{op: coll.OpAlltoall, summary: "every rank writes its row of blocks; each copies its column",
 		cost: "1 shared barrier + p²·m written and read",
 		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
