@@ -26,7 +26,27 @@ type shmAlg struct {
 	summary string
 	cost    string
 	need    func(n int, a *coll.Args) int // data bytes needed, -1 if not applicable
-	run     func(x *collComm, a *coll.Args, data []byte) error
+	// pieces: the algorithm sends data of any size through the scratch
+	// halves in pieces (need is not used), and its signature carries the
+	// size of the whole receive buffer.
+	pieces bool
+	run    func(x *collComm, a *coll.Args, data []byte) error
+}
+
+// sigBytes is the size a rank's signature carries; dataBytes what the data
+// take of one scratch half (-1: the call does not fit).
+func (s *shmAlg) sigBytes(n int, a *coll.Args) int {
+	if s.pieces {
+		return len(a.Recv)
+	}
+	return s.need(n, a)
+}
+
+func (s *shmAlg) dataBytes(n int, a *coll.Args) int {
+	if s.pieces {
+		return 0
+	}
+	return s.need(n, a)
 }
 
 // shmPreferred says where the selection table tries the shared-memory
@@ -132,7 +152,7 @@ func init() {
 				if !ok || x.nonblocking {
 					return false
 				}
-				need := s.need(x.Size(), a)
+				need := s.dataBytes(x.Size(), a)
 				return need >= 0 && x.Size()*sigSize+need <= x.c.c.ShmCapacity()
 			},
 			Run: func(c coll.Comm, a *coll.Args) error { return runShm(c.(*collComm), s, a) },
@@ -148,10 +168,7 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	n, me := x.Size(), x.Rank()
 	scratch := x.c.c.ShmScratch()
 	sig := scratch[me*sigSize : (me+1)*sigSize]
-	size := s.need(n, a)
-	if s.op == coll.OpBcast || s.op == coll.OpAllgather { // sent in pieces: the whole size
-		size = len(a.Recv)
-	}
+	size := s.sigBytes(n, a)
 	binary.LittleEndian.PutUint32(sig[0:], opCode(s.op))
 	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(a.Root)))
 	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
@@ -224,6 +241,26 @@ func nextPiece(x *collComm) []byte {
 	return scratch[n*sigSize:]
 }
 
+// vectors is the need of Allreduce, Scan and Exscan: every rank's vector.
+func vectors(n int, a *coll.Args) int { return n * len(a.Recv) }
+
+// foldUpTo is the run of Allreduce, Scan and Exscan: every rank writes its
+// vector, all meet, and rank r folds the vectors of ranks 0..hi(r, n)−1 into
+// its receive buffer (nothing when hi is 0: Exscan's rank 0).
+func foldUpTo(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byte) error {
+	return func(x *collComm, a *coll.Args, data []byte) error {
+		m := len(a.Recv)
+		copy(data[x.Rank()*m:], contribution(a))
+		if err := meet(x); err != nil {
+			return err
+		}
+		if h := hi(x.Rank(), x.Size()); h > 0 {
+			fold(a.Op, data, m, 0, h, a.Recv)
+		}
+		return nil
+	}
+}
+
 // meet writes nothing more: it waits for every rank's part and checks the
 // signatures. The run functions call it between their write and read.
 func meet(x *collComm) error {
@@ -283,9 +320,8 @@ var shmAlgs = []*shmAlg{
 		cost: "⌈m/s⌉ shared barriers + 2 copies of m (s: a scratch half)",
 		// Any size fits: a message larger than one scratch half goes in
 		// pieces, one barrier each, alternating halves as successive
-		// collectives do (see runShm). need is what the first piece takes.
-		need: func(n int, a *coll.Args) int { return 0 },
-		run:  shmBcast},
+		// collectives do (see shmBcast).
+		pieces: true, run: shmBcast},
 	{op: coll.OpReduce, summary: "every rank writes its vector; the root folds them in rank order",
 		cost: "1 shared barrier + p·m copied + (p−1)·m reduced at the root",
 		need: func(n int, a *coll.Args) int { return n * len(contribution(a)) },
@@ -303,42 +339,13 @@ var shmAlgs = []*shmAlg{
 		}},
 	{op: coll.OpAllreduce, summary: "every rank writes its vector, then folds all of them in rank order",
 		cost: "1 shared barrier + p·m copied + (p−1)·m reduced on every rank",
-		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
-		run: func(x *collComm, a *coll.Args, data []byte) error {
-			m := len(a.Recv)
-			copy(data[x.Rank()*m:], contribution(a))
-			if err := meet(x); err != nil {
-				return err
-			}
-			fold(a.Op, data, m, 0, x.Size(), a.Recv)
-			return nil
-		}},
+		need: vectors, run: foldUpTo(func(_, n int) int { return n })},
 	{op: coll.OpScan, summary: "every rank writes its vector, then folds those of ranks 0..r",
 		cost: "1 shared barrier + p·m copied + r·m reduced on rank r",
-		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
-		run: func(x *collComm, a *coll.Args, data []byte) error {
-			m := len(a.Recv)
-			copy(data[x.Rank()*m:], contribution(a))
-			if err := meet(x); err != nil {
-				return err
-			}
-			fold(a.Op, data, m, 0, x.Rank()+1, a.Recv)
-			return nil
-		}},
+		need: vectors, run: foldUpTo(func(r, _ int) int { return r + 1 })},
 	{op: coll.OpExscan, summary: "every rank writes its vector, then folds those of ranks 0..r−1",
 		cost: "1 shared barrier + p·m copied + (r−1)·m reduced on rank r",
-		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
-		run: func(x *collComm, a *coll.Args, data []byte) error {
-			m := len(a.Recv)
-			copy(data[x.Rank()*m:], contribution(a))
-			if err := meet(x); err != nil {
-				return err
-			}
-			if x.Rank() > 0 {
-				fold(a.Op, data, m, 0, x.Rank(), a.Recv)
-			}
-			return nil
-		}},
+		need: vectors, run: foldUpTo(func(r, _ int) int { return r })},
 	{op: coll.OpGather, summary: "every rank writes its block; the root copies them all",
 		cost: "1 shared barrier + 2 copies of p·m",
 		need: func(n int, a *coll.Args) int { return n * gatherBlock(n, a) },
@@ -378,9 +385,8 @@ var shmAlgs = []*shmAlg{
 	{op: coll.OpAllgather, summary: "every rank writes its block, a piece per scratch half; every rank copies them all",
 		cost: "⌈p·m/s⌉ shared barriers + p·m written, p²·m read (s: a scratch half)",
 		// Any size fits: pieces of every block go through the halves, as
-		// in Bcast. need is what the first piece takes.
-		need: func(int, *coll.Args) int { return 0 },
-		run:  shmAllgather},
+		// in Bcast.
+		pieces: true, run: shmAllgather},
 	{op: coll.OpAlltoall, summary: "every rank writes its row of blocks; each copies its column",
 		cost: "1 shared barrier + p²·m written and read",
 		need: func(n int, a *coll.Args) int { return n * len(a.Recv) },
