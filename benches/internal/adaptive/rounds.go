@@ -1,0 +1,105 @@
+package adaptive
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Rounds says how many measurements a round takes and how often it may try.
+// A round takes Start·2^(r-1) samples in round r (r = 1..MaxRounds); when no
+// round is accepted the procedure starts over, at most Restarts more times.
+// Budget, when positive, bounds the wall time of the whole procedure: no
+// round starts once it is spent, and the result is then "not accepted".
+type Rounds struct {
+	Start     int
+	MaxRounds int
+	Restarts  int
+	Budget    time.Duration
+}
+
+// DefaultRounds is the seed's procedure: six doubling rounds, starting over
+// once.
+var DefaultRounds = Rounds{Start: 20, MaxRounds: 6, Restarts: 1}
+
+// Check validates the procedure's parameters.
+func (r Rounds) Check() error {
+	switch {
+	case r.Start < 2:
+		return fmt.Errorf("start count %d: a round needs at least 2 measurements", r.Start)
+	case r.MaxRounds < 1 || r.MaxRounds > 20:
+		return fmt.Errorf("rounds %d: want 1 to 20 (the seed uses 6)", r.MaxRounds)
+	case r.Restarts < 0:
+		return fmt.Errorf("restarts %d: want 0 or more", r.Restarts)
+	case r.Budget < 0:
+		return fmt.Errorf("budget %v: want 0 (none) or a positive duration", r.Budget)
+	}
+	return nil
+}
+
+// Result is the outcome of Measure.
+type Result struct {
+	Verdict               // of the last round taken
+	Value       float64   // the mean of the accepted round (the seed's result); the last round's mean if none was accepted
+	Round       int       // 1-based round of the verdict
+	Attempt     int       // 1-based attempt (1 + restarts used)
+	Samples     []float64 // the last round's measurements, for histograms
+	Total       int       // measurements taken in all rounds
+	OutOfBudget bool      // stopped because Budget was spent
+}
+
+// OK reports whether a criterion accepted the result.
+func (r Result) OK() bool { return r.Accepted != None }
+
+// Status is the word for the report: the accepting criterion, or
+// "NOT accepted" with why.
+func (r Result) Status() string {
+	switch {
+	case r.Accepted != None:
+		return r.Accepted.String()
+	case r.OutOfBudget:
+		return "NOT accepted (time budget)"
+	}
+	return "NOT accepted"
+}
+
+// ErrSample wraps an error returned by the measured function.
+var ErrSample = errors.New("measurement failed")
+
+// Measure runs rounds of sample until the judge accepts one: sample returns
+// one measurement (say, seconds per operation). It returns the result even
+// when no round is accepted — check OK — and an error only when
+// sample fails.
+func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) {
+	var res Result
+	begin := time.Now()
+	for attempt := 1; attempt <= 1+r.Restarts; attempt++ {
+		n := r.Start
+		for round := 1; round <= r.MaxRounds; round++ {
+			if r.Budget > 0 && res.Total > 0 && time.Since(begin) >= r.Budget {
+				res.OutOfBudget = true
+				return res, nil
+			}
+			x := make([]float64, n)
+			for i := range x {
+				v, err := sample()
+				if err != nil {
+					return res, fmt.Errorf("%w: %w", ErrSample, err)
+				}
+				x[i] = v
+			}
+			res.Total += n
+			res.Verdict = j.Judge(x)
+			res.Value, res.Round, res.Attempt, res.Samples = res.Mean, round, attempt, x
+			if res.OK() {
+				return res, nil
+			}
+			if n > math.MaxInt32/2 {
+				break
+			}
+			n *= 2
+		}
+	}
+	return res, nil
+}
