@@ -72,6 +72,22 @@ var ErrSample = errors.New("measurement failed")
 // when no round is accepted — check OK — and an error only when
 // sample fails.
 func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) {
+	return MeasureRounds(j, r, func(n int) ([]float64, error) {
+		x := make([]float64, n)
+		for i := range x {
+			v, err := sample()
+			if err != nil {
+				return nil, err
+			}
+			x[i] = v
+		}
+		return x, nil
+	})
+}
+
+// MeasureRounds is Measure for a function that takes a whole round of n
+// measurements at once (say, in another process).
+func MeasureRounds(j Judge, r Rounds, take func(n int) ([]float64, error)) (Result, error) {
 	var res Result
 	begin := time.Now()
 	for attempt := 1; attempt <= 1+r.Restarts; attempt++ {
@@ -81,13 +97,12 @@ func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) 
 				res.OutOfBudget = true
 				return res, nil
 			}
-			x := make([]float64, n)
-			for i := range x {
-				v, err := sample()
-				if err != nil {
-					return res, fmt.Errorf("%w: %w", ErrSample, err)
-				}
-				x[i] = v
+			x, err := take(n)
+			if err == nil && len(x) != n {
+				err = fmt.Errorf("a round of %d gave %d measurements", n, len(x))
+			}
+			if err != nil {
+				return res, fmt.Errorf("%w: %w", ErrSample, err)
 			}
 			res.Total += n
 			res.Verdict = j.Judge(x)

@@ -1,0 +1,48 @@
+// The C reference of the system test "memory write": a plain loop of 8-byte
+// stores over a block, compiled -O2 by `benches systest` in the same run
+// (the compiler may vectorise it or call memset: that is the C a user gets).
+//
+//   memwrite BYTES REPS SAMPLES
+//
+// One sample writes the block REPS times; it prints SAMPLES lines, seconds
+// per write of the block each.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void store(uint64_t *p, size_t n, uint64_t v) {
+	for (size_t i = 0; i < n; i++) p[i] = v;
+}
+
+int main(int argc, char **argv) {
+	if (argc != 4) {
+		fprintf(stderr, "usage: memwrite BYTES REPS SAMPLES\n");
+		return 2;
+	}
+	size_t bytes = strtoull(argv[1], 0, 10);
+	long reps = atol(argv[2]), samples = atol(argv[3]);
+	size_t n = bytes / 8;
+	uint64_t *p = aligned_alloc(4096, (n * 8 + 4095) / 4096 * 4096);
+	if (!p || n == 0 || reps < 1 || samples < 1) {
+		fprintf(stderr, "memwrite: bad arguments or no memory\n");
+		return 2;
+	}
+	store(p, n, 1); // first touch, outside the timing
+	for (long s = 0; s < samples; s++) {
+		double t0 = now();
+		for (long r = 0; r < reps; r++) {
+			store(p, n, (uint64_t)(s * reps + r));
+			__asm__ volatile("" : : "r"(p) : "memory"); // keep every pass
+		}
+		printf("%.9e\n", (now() - t0) / reps);
+	}
+	free(p);
+	return 0;
+}
