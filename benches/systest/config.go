@@ -34,7 +34,7 @@ type Config struct {
 
 	// Test 2.
 	MinBlock, MaxBlock int64
-	BlockFactor        int64 // each block is this many times the one before
+	BlockFactor        int64   // each block is this many times the one before
 	MemShare           float64 // the largest block is at most this share of available memory
 
 	// Tests 3 and 4.
