@@ -242,7 +242,7 @@ func (c *Config) Check(t *hwtopo.Topology, avail int64) error {
 		for _, name := range c.Tests {
 			if n := need[name]; n > limit {
 				return bad("%s needs %s of memory but --mem-share %g of the %s available is %s: lower the block sizes",
-					name, params.FormatSize(n), c.MemShare, params.FormatSize(avail), params.FormatSize(limit))
+					name, humanSize(n), c.MemShare, humanSize(avail), humanSize(limit))
 			}
 		}
 	}
@@ -256,4 +256,18 @@ func lastLevelCache(t *hwtopo.Topology) int64 {
 		n = max(n, c.size)
 	}
 	return n
+}
+
+// humanSize writes a byte count in the largest binary unit, one decimal.
+func humanSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -19,7 +20,8 @@ import (
 // several times and gives the time per write. Three writers side by side:
 //   - go-loop: a Go loop of 8-byte stores;
 //   - go-clear: Go's clear() (the runtime's vectorised memclr);
-//   - c-store: the C reference loop (csrc/memwrite.c) compiled -O2.
+//   - c-store: the C reference loop (csrc/memwrite.c) compiled -O2;
+//   - c-memset: the C library's memset, the counterpart of go-clear.
 //
 // The seed wrote blocks of k MB through one array of 80 % of memory; we
 // rewrite one block in place so that the caches show, and keep the largest
@@ -47,7 +49,6 @@ func runMemWrite(e *env) error {
 	clear(buf) // first touch, outside the timing
 	words := unsafeWords(buf)
 	cb := e.cRefs()
-	defer cb.close()
 	var cl []string
 	for _, c := range caches(e.topo) {
 		cl = append(cl, fmt.Sprintf("%s %s", c.name, params.FormatSize(c.size)))
@@ -76,9 +77,12 @@ func runMemWrite(e *env) error {
 				return err
 			}
 		}
-		if _, ok := cb.bins["memwrite"]; ok {
-			_, err := e.measureRounds(Row{Test: "memwrite", Case: "block " + setting, Impl: "c-store", Bytes: float64(size)}, func(k int) ([]float64, error) {
-				return cb.run("memwrite", strconv.FormatInt(size, 10), strconv.Itoa(reps), strconv.Itoa(k))
+		if _, ok := cb.bins["memwrite"]; !ok {
+			continue
+		}
+		for _, mode := range []string{"store", "memset"} {
+			_, err := e.measureRounds(Row{Test: "memwrite", Case: "block " + setting, Impl: "c-" + mode, Bytes: float64(size)}, func(k int) ([]float64, error) {
+				return cb.run("memwrite", mode, strconv.FormatInt(size, 10), strconv.Itoa(reps), strconv.Itoa(k))
 			})
 			if err != nil {
 				return err
@@ -108,22 +112,26 @@ func storeWords(w []uint64, v uint64) {
 	}
 }
 
+// cCounterpart pairs each Go writer with the C one that does the same.
+var cCounterpart = map[string]string{"go-loop": "c-store", "go-clear": "c-memset"}
+
 // memRatios prints Go/C bandwidth per block size (above 1: Go faster).
 func (e *env) memRatios() {
-	c := map[string]Row{}
+	type key struct{ block, impl string }
+	c := map[key]Row{}
 	for _, r := range e.rows {
-		if r.Test == "memwrite" && r.Impl == "c-store" && r.Res.OK() {
-			c[r.Case] = r
+		if r.Test == "memwrite" && strings.HasPrefix(r.Impl, "c-") && r.Res.OK() {
+			c[key{r.Case, r.Impl}] = r
 		}
 	}
 	if len(c) == 0 {
 		return
 	}
 	fmt.Fprintf(e.out, "\nGo / C bandwidth (above 1: Go faster; the target is 0.9 or more), rows accepted by both only:\n")
-	tb := newRatioTable("case", "impl")
+	tb := newRatioTable("case", "go", "c")
 	for _, r := range e.rows {
-		if cr, ok := c[r.Case]; ok && r.Test == "memwrite" && r.Impl != "c-store" && r.Res.OK() {
-			tb.add(r.GBps()/cr.GBps(), r.Case, r.Impl)
+		if cr, ok := c[key{r.Case, cCounterpart[r.Impl]}]; ok && r.Test == "memwrite" && r.Res.OK() {
+			tb.add(r.GBps()/cr.GBps(), r.Case, r.Impl, cr.Impl)
 		}
 	}
 	tb.write(e.out)

@@ -21,6 +21,7 @@ import (
 	"github.com/gompi/gompi/benches/internal/adaptive"
 	"github.com/gompi/gompi/benches/internal/report"
 	"github.com/gompi/gompi/hwtopo"
+	"github.com/gompi/gompi/internal/stats"
 )
 
 // ErrParam marks a bad parameter, found before anything runs.
@@ -153,6 +154,7 @@ func Run(cfg *Config, world Comm, stdout, stderr io.Writer) error {
 		return nil
 	}
 	begin := time.Now()
+	defer e.cbuild.close() // the C references, built by the first test that needs them
 	fmt.Fprintf(e.out, "benches systest: %s; %s\n", strings.Join(cfg.Tests, ", "), machineLine(topo))
 	fmt.Fprintf(e.out, "statistics: chi-square at %g, spread <= %g%%, interval >= %g%%; rounds from %d doubling, at most %d, %d restart(s); budget %v a row\n",
 		cfg.Judge.Alpha, 100*cfg.Judge.Spread, 100*cfg.Judge.Share, cfg.Rounds.Start, cfg.Rounds.MaxRounds, cfg.Rounds.Restarts, cfg.Rounds.Budget)
@@ -221,16 +223,16 @@ func (e *env) writeRows(w io.Writer, rows []Row) {
 // table builds the rows' table; CSV and JSON add the samples' details and
 // the provenance of each row.
 func (e *env) table(text bool) *report.Table {
-	cols := []string{"test", "case", "impl", "setting", "seconds", "GB/s", "accepted", "round", "n", "rsd%", "note"}
+	cols := []string{"test", "case", "impl", "setting", "seconds", "GB/s", "accepted", "round", "n", "rsd%", "ci95%", "note"}
 	if !text {
 		cols = append(cols, "attempt", "total", "p_value", "interval_lo", "interval_hi", "interval_share",
 			"host", "cpu", "cores", "go", "date", "cmd", "load")
 	}
 	t := report.NewTable(cols...)
-	t.SetVerb("seconds", "%.3g").SetVerb("GB/s", "%.3g").SetVerb("rsd%", "%.1f")
+	t.SetVerb("seconds", "%.3g").SetVerb("GB/s", "%.3g").SetVerb("rsd%", "%.1f").SetVerb("ci95%", "%.1f")
 	prov := e.provenance()
 	for _, r := range e.rows {
-		v := []any{r.Test, r.Case, r.Impl, r.Setting, r.Seconds(), r.GBps(), r.Res.Status(), r.Res.Round, r.Res.N, 100 * r.Res.RelSD, r.Note}
+		v := []any{r.Test, r.Case, r.Impl, r.Setting, r.Seconds(), r.GBps(), r.Res.Status(), r.Res.Round, r.Res.N, 100 * r.Res.RelSD, 100 * ci95(r.Res), r.Note}
 		if !text {
 			v = append(v, r.Res.Attempt, r.Res.Total, r.Res.PValue, r.Res.Lo, r.Res.Hi, r.Res.InShare)
 			v = append(v, prov...)
@@ -238,6 +240,16 @@ func (e *env) table(text bool) *report.Table {
 		t.Add(v...)
 	}
 	return t
+}
+
+// ci95 is the half-width of the 95 % confidence interval of the mean of
+// the last round, as a share of the mean: how far the reported value may be
+// from the true mean when the round's law is near normal.
+func ci95(r adaptive.Result) float64 {
+	if r.N < 2 || !(r.Mean != 0) {
+		return math.NaN()
+	}
+	return stats.TCritical(0.95, float64(r.N-1)) * r.RelSD / math.Sqrt(float64(r.N))
 }
 
 func (e *env) provenance() []any {

@@ -204,7 +204,7 @@ func TestConfigCheck(t *testing.T) {
 		{"more memory than exists", func(c *Config) { c.MaxBlock = 64 << 30 }, false},
 		{"thread blocks beyond memory", func(c *Config) { c.ThreadBlock = 8 << 30 }, false},
 		{"tiny block", func(c *Config) { c.MinBlock = 8 }, false},
-		{"max below min", func(c *Config) { c.MinBlock, c.MaxBlock = 1 << 20, 1 << 10 }, false},
+		{"max below min", func(c *Config) { c.MinBlock, c.MaxBlock = 1<<20, 1<<10 }, false},
 		{"load", func(c *Config) { c.Loads = []string{"most"} }, false},
 		{"mode", func(c *Config) { c.Modes = []string{"spread"} }, false},
 		{"waiters", func(c *Config) { c.Waiters = []int{-1} }, false},

@@ -70,7 +70,6 @@ func runThreads(e *env) error {
 	// sits on the last allowed CPU; load threads take the CPUs in order.
 	measureCPU := allowed[len(allowed)-1]
 	cb := e.cRefs()
-	defer cb.close()
 	var settings []threadSetting
 	for _, l := range e.cfg.Loads {
 		for _, a := range e.cfg.Affinity {

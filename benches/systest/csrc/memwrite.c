@@ -1,14 +1,16 @@
-// The C reference of the system test "memory write": a plain loop of 8-byte
-// stores over a block, compiled -O2 by `benches systest` in the same run
-// (the compiler may vectorise it or call memset: that is the C a user gets).
+// The C references of the system test "memory write", compiled -O2 by
+// `benches systest` in the same run: a plain loop of 8-byte stores over a
+// block (store; the compiler may vectorise it: that is the C a user gets),
+// and the C library's memset (memset), the counterpart of Go's clear().
 //
-//   memwrite BYTES REPS SAMPLES
+//   memwrite store|memset BYTES REPS SAMPLES
 //
 // One sample writes the block REPS times; it prints SAMPLES lines, seconds
 // per write of the block each.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void) {
@@ -22,12 +24,13 @@ static void store(uint64_t *p, size_t n, uint64_t v) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 4) {
-		fprintf(stderr, "usage: memwrite BYTES REPS SAMPLES\n");
+	if (argc != 5 || (strcmp(argv[1], "store") && strcmp(argv[1], "memset"))) {
+		fprintf(stderr, "usage: memwrite store|memset BYTES REPS SAMPLES\n");
 		return 2;
 	}
-	size_t bytes = strtoull(argv[1], 0, 10);
-	long reps = atol(argv[2]), samples = atol(argv[3]);
+	int use_memset = !strcmp(argv[1], "memset");
+	size_t bytes = strtoull(argv[2], 0, 10);
+	long reps = atol(argv[3]), samples = atol(argv[4]);
 	size_t n = bytes / 8;
 	uint64_t *p = aligned_alloc(4096, (n * 8 + 4095) / 4096 * 4096);
 	if (!p || n == 0 || reps < 1 || samples < 1) {
@@ -38,7 +41,10 @@ int main(int argc, char **argv) {
 	for (long s = 0; s < samples; s++) {
 		double t0 = now();
 		for (long r = 0; r < reps; r++) {
-			store(p, n, (uint64_t)(s * reps + r));
+			if (use_memset)
+				memset(p, (int)(s * reps + r), n * 8);
+			else
+				store(p, n, (uint64_t)(s * reps + r));
 			__asm__ volatile("" : : "r"(p) : "memory"); // keep every pass
 		}
 		printf("%.9e\n", (now() - t0) / reps);
