@@ -14,15 +14,7 @@ func (e *env) writePlot(name string, p *plot.Plot) error {
 		return err
 	}
 	path := filepath.Join(e.cfg.PlotDir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteSVG(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := p.WriteFile(path); err != nil {
 		return err
 	}
 	e.plots = append(e.plots, path)

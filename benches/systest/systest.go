@@ -89,14 +89,7 @@ type env struct {
 
 // measure runs the adaptive procedure on sample and records a row.
 func (e *env) measure(r Row, sample func() (float64, error)) (Row, error) {
-	e.prog.step(r)
-	res, err := adaptive.Measure(e.cfg.Judge, e.cfg.Rounds, sample)
-	if err != nil {
-		return r, fmt.Errorf("%s %s %s %s: %w", r.Test, r.Case, r.Impl, r.Setting, err)
-	}
-	r.Res = res
-	e.rows = append(e.rows, r)
-	return r, nil
+	return e.measureRounds(r, adaptive.PerSample(sample))
 }
 
 // measureRounds is measure for a source that gives a whole round at once.

@@ -72,7 +72,12 @@ var ErrSample = errors.New("measurement failed")
 // when no round is accepted — check OK — and an error only when
 // sample fails.
 func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) {
-	return MeasureRounds(j, r, func(n int) ([]float64, error) {
+	return MeasureRounds(j, r, PerSample(sample))
+}
+
+// PerSample makes a round of n measurements out of n calls of sample.
+func PerSample(sample func() (float64, error)) func(n int) ([]float64, error) {
+	return func(n int) ([]float64, error) {
 		x := make([]float64, n)
 		for i := range x {
 			v, err := sample()
@@ -82,7 +87,7 @@ func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) 
 			x[i] = v
 		}
 		return x, nil
-	})
+	}
 }
 
 // MeasureRounds is Measure for a function that takes a whole round of n

@@ -1,8 +1,6 @@
 package msu
 
 import (
-	"os"
-
 	"github.com/gompi/gompi/benches/internal/params"
 	"github.com/gompi/gompi/benches/internal/plot"
 )
@@ -17,14 +15,4 @@ func RatePlot(title string) *plot.Plot {
 }
 
 // WritePlot draws p into the file at path.
-func WritePlot(path string, p *plot.Plot) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteSVG(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func WritePlot(path string, p *plot.Plot) error { return p.WriteFile(path) }

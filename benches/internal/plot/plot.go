@@ -10,6 +10,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -86,6 +87,19 @@ func (a *axis) pixel(v float64) float64 {
 // usable reports whether v can be placed on the axis.
 func (a *axis) usable(v float64) bool {
 	return !math.IsNaN(v) && !math.IsInf(v, 0) && (a.scale == Linear || v > 0)
+}
+
+// WriteFile draws the plot into the file at path.
+func (p *Plot) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteSVG(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // WriteSVG draws the plot. It fails when a series' slices differ in length or
