@@ -8,9 +8,12 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/benches/internal/params"
@@ -161,6 +164,22 @@ func (e *env) tcpRows() ([]Row, error) {
 			e.note("msg: %v", err)
 		}
 	}()
+	// An interrupt must not leave the namespaces behind.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-sig:
+			stopChild()
+			pair.remove()
+			fmt.Fprintf(os.Stderr, "benches systest: %v: network namespaces removed\n", s)
+			os.Exit(130)
+		case <-done:
+		}
+	}()
 	label := fmt.Sprintf("two namespaces %s %s over veth %s", pair.a, pair.b, pair.net)
 	if e.cfg.Shape != "" {
 		label += " shaped to " + e.cfg.Shape
@@ -199,7 +218,14 @@ func (e *env) childJob(what string, launchArgs, env []string) ([]Row, error) {
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	e.prog.step(Row{Test: "msg", Case: "job", Impl: "golaunch", Setting: what})
-	if err := runTimeout(cmd, 5*time.Minute); err != nil {
+	child.Lock()
+	child.cmd = cmd
+	child.Unlock()
+	err = runTimeout(cmd, 5*time.Minute)
+	child.Lock()
+	child.cmd = nil
+	child.Unlock()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %s %s: %v\n%s", what, gl, strings.Join(args, " "), err, lastLines(output.String(), 20))
 	}
 	b, err := os.ReadFile(out)
@@ -223,6 +249,30 @@ func (e *env) childJob(what string, launchArgs, env []string) ([]Row, error) {
 		rows = append(rows, r.Row)
 	}
 	return rows, nil
+}
+
+// child is the job test 5 runs, for stopChild.
+var child struct {
+	sync.Mutex
+	cmd *exec.Cmd
+}
+
+// stopChild stops the running child job, if any, and waits a little for
+// golaunch to stop its ranks.
+func stopChild() {
+	child.Lock()
+	cmd := child.cmd
+	child.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	for range 40 {
+		if cmd.Process.Signal(syscall.Signal(0)) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func runTimeout(cmd *exec.Cmd, d time.Duration) error {
