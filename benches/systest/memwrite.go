@@ -127,11 +127,11 @@ func (e *env) memRatios() {
 	if len(c) == 0 {
 		return
 	}
-	fmt.Fprintf(e.out, "\nGo / C bandwidth (above 1: Go faster; the target is 0.9 or more), rows accepted by both only:\n")
+	fmt.Fprintf(e.out, "\nGo / C bandwidth, of the means and of the medians (above 1: Go faster; the target is 0.9 or more), rows accepted by both only:\n")
 	tb := newRatioTable("case", "go", "c")
 	for _, r := range e.rows {
 		if cr, ok := c[key{r.Case, cCounterpart[r.Impl]}]; ok && r.Test == "memwrite" && r.Res.OK() {
-			tb.add(r.GBps()/cr.GBps(), r.Case, r.Impl, cr.Impl)
+			tb.add(r.GBps()/cr.GBps(), cr.Median()/r.Median(), r.Case, r.Impl, cr.Impl)
 		}
 	}
 	tb.write(e.out)

@@ -66,12 +66,18 @@ type Row struct {
 // Seconds is the accepted mean time of one operation.
 func (r Row) Seconds() float64 { return r.Res.Value }
 
+// Median is the median time of the last round: not the seed's result, but
+// on a busy machine a steadier one to compare.
+func (r Row) Median() float64 { return stats.Median(r.Res.Samples) }
+
 // GBps is the rate in 10^9 bytes per second, NaN without Bytes.
-func (r Row) GBps() float64 {
-	if r.Bytes == 0 || !(r.Res.Value > 0) {
+func (r Row) GBps() float64 { return r.rate(r.Res.Value) }
+
+func (r Row) rate(seconds float64) float64 {
+	if r.Bytes == 0 || !(seconds > 0) {
 		return math.NaN()
 	}
-	return r.Bytes / r.Res.Value / 1e9
+	return r.Bytes / seconds / 1e9
 }
 
 // env is what a running test sees.
@@ -216,16 +222,16 @@ func (e *env) writeRows(w io.Writer, rows []Row) {
 // table builds the rows' table; CSV and JSON add the samples' details and
 // the provenance of each row.
 func (e *env) table(text bool) *report.Table {
-	cols := []string{"test", "case", "impl", "setting", "seconds", "GB/s", "accepted", "round", "n", "rsd%", "ci95%", "note"}
+	cols := []string{"test", "case", "impl", "setting", "seconds", "GB/s", "accepted", "round", "n", "rsd%", "ci95%", "median_s", "note"}
 	if !text {
 		cols = append(cols, "attempt", "total", "p_value", "interval_lo", "interval_hi", "interval_share",
 			"host", "cpu", "cores", "go", "date", "cmd", "load")
 	}
 	t := report.NewTable(cols...)
-	t.SetVerb("seconds", "%.3g").SetVerb("GB/s", "%.3g").SetVerb("rsd%", "%.1f").SetVerb("ci95%", "%.1f")
+	t.SetVerb("seconds", "%.3g").SetVerb("GB/s", "%.3g").SetVerb("rsd%", "%.1f").SetVerb("ci95%", "%.1f").SetVerb("median_s", "%.3g")
 	prov := e.provenance()
 	for _, r := range e.rows {
-		v := []any{r.Test, r.Case, r.Impl, r.Setting, r.Seconds(), r.GBps(), r.Res.Status(), r.Res.Round, r.Res.N, 100 * r.Res.RelSD, 100 * ci95(r.Res), r.Note}
+		v := []any{r.Test, r.Case, r.Impl, r.Setting, r.Seconds(), r.GBps(), r.Res.Status(), r.Res.Round, r.Res.N, 100 * r.Res.RelSD, 100 * ci95(r.Res), r.Median(), r.Note}
 		if !text {
 			v = append(v, r.Res.Attempt, r.Res.Total, r.Res.PValue, r.Res.Lo, r.Res.Hi, r.Res.InShare)
 			v = append(v, prov...)

@@ -436,15 +436,15 @@ func (e *env) threadRatios() {
 	if len(c) == 0 {
 		return
 	}
-	fmt.Fprintf(e.out, "\nGo / C (time ratio; above 1: Go slower), rows accepted by both only:\n")
+	fmt.Fprintf(e.out, "\nGo / C (time ratio of the means, and of the medians; above 1: Go slower), rows accepted by both only:\n")
 	tb := newRatioTable("case", "impl", "setting")
-	tb.t.SetVerb("ratio", "%.3g")
+	tb.t.SetVerb("ratio", "%.3g").SetVerb("median ratio", "%.3g")
 	for _, r := range e.rows {
 		cr, ok := c[key{r.Case, r.Setting}]
 		if r.Test != "threads" || r.Impl == "c-pthread" || !ok || !r.Res.OK() || !cr.Res.OK() {
 			continue
 		}
-		tb.add(r.Seconds()/cr.Seconds(), r.Case, r.Impl, r.Setting)
+		tb.add(r.Seconds()/cr.Seconds(), r.Median()/cr.Median(), r.Case, r.Impl, r.Setting)
 	}
 	tb.write(e.out)
 }
