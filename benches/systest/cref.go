@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 //go:embed csrc/*.c
@@ -71,6 +72,15 @@ func (b *cBuild) close() {
 	if b != nil && b.dir != "" {
 		os.RemoveAll(b.dir)
 	}
+}
+
+// limitArg is the C references' LIMIT argument: seconds until deadline, 0
+// for none (a deadline already past still lets one measurement through).
+func limitArg(deadline time.Time) string {
+	if deadline.IsZero() {
+		return "0"
+	}
+	return strconv.FormatFloat(max(time.Until(deadline).Seconds(), 1e-9), 'g', 6, 64)
 }
 
 // run runs a C reference and reads one number a line from its output.

@@ -81,8 +81,8 @@ func runMemWrite(e *env) error {
 			continue
 		}
 		for _, mode := range []string{"store", "memset"} {
-			_, err := e.measureRounds(Row{Test: "memwrite", Case: "block " + setting, Impl: "c-" + mode, Bytes: float64(size)}, func(k int) ([]float64, error) {
-				return cb.run("memwrite", mode, strconv.FormatInt(size, 10), strconv.Itoa(reps), strconv.Itoa(k))
+			_, err := e.measureRounds(Row{Test: "memwrite", Case: "block " + setting, Impl: "c-" + mode, Bytes: float64(size)}, func(k int, deadline time.Time) ([]float64, error) {
+				return cb.run("memwrite", mode, strconv.FormatInt(size, 10), strconv.Itoa(reps), strconv.Itoa(k), limitArg(deadline))
 			})
 			if err != nil {
 				return err

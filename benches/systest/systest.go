@@ -99,7 +99,7 @@ func (e *env) measure(r Row, sample func() (float64, error)) (Row, error) {
 }
 
 // measureRounds is measure for a source that gives a whole round at once.
-func (e *env) measureRounds(r Row, take func(n int) ([]float64, error)) (Row, error) {
+func (e *env) measureRounds(r Row, take adaptive.Source) (Row, error) {
 	e.prog.step(r)
 	res, err := adaptive.MeasureRounds(e.cfg.Judge, e.cfg.Rounds, take)
 	if err != nil {

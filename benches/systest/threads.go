@@ -188,8 +188,8 @@ func (e *env) cThreadRow(cb *cBuild, st threadSetting, cpu int, name string, bat
 	if op == "wake" {
 		note = "time to wake all"
 	}
-	_, err := e.measureRounds(Row{Test: "threads", Case: name, Impl: "c-pthread", Setting: st.String(), Note: note}, func(k int) ([]float64, error) {
-		return cb.run("threads", op, strconv.Itoa(per), strconv.Itoa(k), strconv.Itoa(c), strconv.Itoa(n))
+	_, err := e.measureRounds(Row{Test: "threads", Case: name, Impl: "c-pthread", Setting: st.String(), Note: note}, func(k int, deadline time.Time) ([]float64, error) {
+		return cb.run("threads", op, strconv.Itoa(per), strconv.Itoa(k), strconv.Itoa(c), strconv.Itoa(n), limitArg(deadline))
 	})
 	return err
 }

@@ -147,12 +147,24 @@ func TestMeasureRounds(t *testing.T) {
 		t.Errorf("bimodal: %v, round %d attempt %d total %d; want not accepted after 2×6 rounds, 1260 values", res.Status(), res.Round, res.Attempt, res.Total)
 	}
 
-	// A budget spent in the first round stops there.
+	// A budget spent in the first measurement stops the round there, and
+	// the short round is not accepted, though its values are tight.
 	budget := rounds
 	budget.Budget = time.Nanosecond
-	res, _ = Measure(DefaultJudge, budget, func() (float64, error) { time.Sleep(time.Microsecond); return r.Float64(), nil })
-	if !res.OutOfBudget || res.Total != 10 || res.Status() != "NOT accepted (time budget)" {
-		t.Errorf("budget: %v after %d; want stopped after the first round", res.Status(), res.Total)
+	res, _ = Measure(DefaultJudge, budget, func() (float64, error) { time.Sleep(time.Microsecond); return 100, nil })
+	if !res.OutOfBudget || res.Total != 1 || res.OK() || res.Status() != "NOT accepted (time budget)" || res.Value != 100 {
+		t.Errorf("budget: %v after %d, value %v; want stopped after the first measurement", res.Status(), res.Total, res.Value)
+	}
+	// A source that gives whole rounds is stopped between rounds.
+	res, _ = MeasureRounds(DefaultJudge, budget, func(n int, _ time.Time) ([]float64, error) {
+		time.Sleep(time.Microsecond)
+		return uniform(r, n, 0, 1), nil
+	})
+	if !res.OutOfBudget || res.Total != 10 || res.Round != 1 {
+		t.Errorf("budget, whole rounds: %v after %d in round %d; want stopped after round 1", res.Status(), res.Total, res.Round)
+	}
+	if _, err := MeasureRounds(DefaultJudge, rounds, func(n int, _ time.Time) ([]float64, error) { return nil, nil }); !errors.Is(err, ErrSample) {
+		t.Errorf("empty round: err %v, want ErrSample", err)
 	}
 
 	boom := errors.New("boom")

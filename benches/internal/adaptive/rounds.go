@@ -11,7 +11,8 @@ import (
 // A round takes Start·2^(r-1) samples in round r (r = 1..MaxRounds); when no
 // round is accepted the procedure starts over, at most Restarts more times.
 // Budget, when positive, bounds the wall time of the whole procedure: no
-// round starts once it is spent, and the result is then "not accepted".
+// measurement starts once it is spent (beyond the first), and the result is
+// then "not accepted".
 type Rounds struct {
 	Start     int
 	MaxRounds int
@@ -75,43 +76,61 @@ func Measure(j Judge, r Rounds, sample func() (float64, error)) (Result, error) 
 	return MeasureRounds(j, r, PerSample(sample))
 }
 
-// PerSample makes a round of n measurements out of n calls of sample.
-func PerSample(sample func() (float64, error)) func(n int) ([]float64, error) {
-	return func(n int) ([]float64, error) {
-		x := make([]float64, n)
-		for i := range x {
+// A Source takes a round: up to n measurements, fewer only when the
+// deadline (zero: none) passes first.
+type Source func(n int, deadline time.Time) ([]float64, error)
+
+// PerSample makes a Source out of one call of sample per measurement; it
+// stops taking measurements once the deadline has passed.
+func PerSample(sample func() (float64, error)) Source {
+	return func(n int, deadline time.Time) ([]float64, error) {
+		x := make([]float64, 0, n)
+		for range n {
+			if !deadline.IsZero() && len(x) > 0 && time.Now().After(deadline) {
+				break
+			}
 			v, err := sample()
 			if err != nil {
 				return nil, err
 			}
-			x[i] = v
+			x = append(x, v)
 		}
 		return x, nil
 	}
 }
 
-// MeasureRounds is Measure for a function that takes a whole round of n
-// measurements at once (say, in another process).
-func MeasureRounds(j Judge, r Rounds, take func(n int) ([]float64, error)) (Result, error) {
+// MeasureRounds is Measure for a Source, which may take a whole round at
+// once (say, in another process). With a Budget, a round cut short by it is
+// never accepted: the result says "NOT accepted (time budget)" and describes
+// the measurements taken.
+func MeasureRounds(j Judge, r Rounds, take Source) (Result, error) {
 	var res Result
-	begin := time.Now()
+	var deadline time.Time
+	if r.Budget > 0 {
+		deadline = time.Now().Add(r.Budget)
+	}
 	for attempt := 1; attempt <= 1+r.Restarts; attempt++ {
 		n := r.Start
 		for round := 1; round <= r.MaxRounds; round++ {
-			if r.Budget > 0 && res.Total > 0 && time.Since(begin) >= r.Budget {
+			if !deadline.IsZero() && res.Total > 0 && time.Now().After(deadline) {
 				res.OutOfBudget = true
 				return res, nil
 			}
-			x, err := take(n)
-			if err == nil && len(x) != n {
+			x, err := take(n, deadline)
+			if err == nil && (len(x) > n || len(x) == 0) {
 				err = fmt.Errorf("a round of %d gave %d measurements", n, len(x))
 			}
 			if err != nil {
 				return res, fmt.Errorf("%w: %w", ErrSample, err)
 			}
-			res.Total += n
+			res.Total += len(x)
 			res.Verdict = j.Judge(x)
 			res.Value, res.Round, res.Attempt, res.Samples = res.Mean, round, attempt, x
+			if len(x) < n {
+				res.Accepted = None // a round cut short is not a round
+				res.OutOfBudget = true
+				return res, nil
+			}
 			if res.OK() {
 				return res, nil
 			}

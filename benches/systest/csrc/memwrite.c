@@ -3,10 +3,11 @@
 // block (store; the compiler may vectorise it: that is the C a user gets),
 // and the C library's memset (memset), the counterpart of Go's clear().
 //
-//   memwrite store|memset BYTES REPS SAMPLES
+//   memwrite store|memset BYTES REPS SAMPLES [LIMIT]
 //
 // One sample writes the block REPS times; it prints SAMPLES lines, seconds
-// per write of the block each.
+// per write of the block each, or fewer when LIMIT seconds (> 0) have
+// passed: it stops after the first sample that ends past it.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +25,14 @@ static void store(uint64_t *p, size_t n, uint64_t v) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 5 || (strcmp(argv[1], "store") && strcmp(argv[1], "memset"))) {
-		fprintf(stderr, "usage: memwrite store|memset BYTES REPS SAMPLES\n");
+	if (argc < 5 || argc > 6 || (strcmp(argv[1], "store") && strcmp(argv[1], "memset"))) {
+		fprintf(stderr, "usage: memwrite store|memset BYTES REPS SAMPLES [LIMIT]\n");
 		return 2;
 	}
 	int use_memset = !strcmp(argv[1], "memset");
 	size_t bytes = strtoull(argv[2], 0, 10);
 	long reps = atol(argv[3]), samples = atol(argv[4]);
+	double limit = argc > 5 ? atof(argv[5]) : 0, start;
 	size_t n = bytes / 8;
 	uint64_t *p = aligned_alloc(4096, (n * 8 + 4095) / 4096 * 4096);
 	if (!p || n == 0 || reps < 1 || samples < 1) {
@@ -38,6 +40,7 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	store(p, n, 1); // first touch, outside the timing
+	start = now();
 	for (long s = 0; s < samples; s++) {
 		double t0 = now();
 		for (long r = 0; r < reps; r++) {
@@ -48,6 +51,7 @@ int main(int argc, char **argv) {
 			__asm__ volatile("" : : "r"(p) : "memory"); // keep every pass
 		}
 		printf("%.9e\n", (now() - t0) / reps);
+		if (limit > 0 && now() - start > limit) break;
 	}
 	free(p);
 	return 0;

@@ -2,13 +2,14 @@
 // operations as the Go rows, timed the same way, built by `benches systest`
 // with the system C compiler in the same run.
 //
-//   threads OP BATCH SAMPLES CPU [N]
+//   threads OP BATCH SAMPLES CPU [N [LIMIT]]
 //
 // OP is create, create-join, chain, mutex-create, mutex-destroy, mutex-lock,
 // mutex-unlock or wake; BATCH operations make one sample (chain: N threads;
 // wake: N waiters woken per sample); CPU >= 0 pins the process's threads to
 // that CPU first. It prints SAMPLES lines, seconds per operation each
-// (wake: seconds to wake all N waiters).
+// (wake: seconds to wake all N waiters), or fewer when LIMIT seconds (> 0)
+// have passed: it stops after the first sample that ends past it.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -70,6 +71,7 @@ int main(int argc, char **argv) {
 	const char *op = argv[1];
 	long batch = atol(argv[2]), samples = atol(argv[3]), cpu = atol(argv[4]);
 	long n = argc > 5 ? atol(argv[5]) : 0;
+	double limit = argc > 6 ? atof(argv[6]) : 0, start;
 	if (batch < 1 || samples < 1) {
 		fprintf(stderr, "threads: BATCH and SAMPLES must be positive\n");
 		return 2;
@@ -90,6 +92,7 @@ int main(int argc, char **argv) {
 			if (err) die("pthread_create", err);
 		}
 	}
+	start = now();
 	for (long s = 0; s < samples; s++) {
 		double t0 = 0, t = 0;
 		long per = batch;
@@ -155,6 +158,7 @@ int main(int argc, char **argv) {
 			return 2;
 		}
 		printf("%.9e\n", t / per);
+		if (limit > 0 && now() - start > limit) break;
 	}
 	if (!strcmp(op, "wake")) {
 		pthread_mutex_lock(&mu);
