@@ -89,7 +89,7 @@ func (c *Config) quick(set func(string) bool) {
 	def("batch", func() { c.Batch = 20 })
 	def("max-block", func() { c.MaxBlock = 64 << 20 })
 	def("block-factor", func() { c.BlockFactor = 4 })
-	def("thread-block", func() { c.ThreadBlock = 64 << 20 })
+	def("thread-block", func() { c.ThreadBlock = 32 << 20 })
 	def("numa-block", func() { c.NUMABlock = 32 << 20 })
 	def("msg-sizes", func() { c.MsgSizes = []int64{1 << 10, 16 << 20} })
 }

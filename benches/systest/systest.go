@@ -174,13 +174,16 @@ func Run(cfg *Config, world Comm, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(e.out, "\n== %s ==\n", t.title)
 		first := len(e.rows)
+		t0 := time.Now()
 		err := t.run(e)
 		e.out = out
+		took := time.Since(t0).Round(100 * time.Millisecond)
 		if err != nil {
 			e.prog.clear()
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		e.writeRows(&sec, e.rows[first:])
+		fmt.Fprintf(&sec, "(%s: %v)\n", name, took)
 		sections[name] = sec.String()
 	}
 	e.prog.clear()
