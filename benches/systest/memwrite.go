@@ -20,7 +20,7 @@ import (
 // several times and gives the time per write. Three writers side by side:
 //   - go-loop: a Go loop of 8-byte stores;
 //   - go-clear: Go's clear() (the runtime's vectorised memclr);
-//   - c-store: the C reference loop (csrc/memwrite.c) compiled -O2;
+//   - c-store: the same loop in C (csrc/memwrite.c) compiled -O2;
 //   - c-memset: the C library's memset, the counterpart of go-clear.
 //
 // The seed wrote blocks of k MB through one array of 80 % of memory; we
