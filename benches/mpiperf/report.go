@@ -371,15 +371,7 @@ func (r *runner) writePlot() error {
 	if len(pl.Series) == 0 {
 		return fmt.Errorf("--plot: no point to draw (every size 0 or no valid launch)")
 	}
-	f, err := os.Create(r.cfg.Plot)
-	if err != nil {
-		return err
-	}
-	if err := pl.WriteSVG(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return pl.WriteFile(r.cfg.Plot)
 }
 
 func writeList(out io.Writer) error {
