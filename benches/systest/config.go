@@ -87,10 +87,10 @@ func (c *Config) quick(set func(string) bool) {
 	def("waiters", func() { c.Waiters = []int{100} })
 	def("chain", func() { c.Chain = 50 })
 	def("batch", func() { c.Batch = 20 })
-	def("max-block", func() { c.MaxBlock = 64 << 20 })
+	def("max-block", func() { c.MaxBlock = 16 << 20 })
 	def("block-factor", func() { c.BlockFactor = 4 })
-	def("thread-block", func() { c.ThreadBlock = 32 << 20 })
-	def("numa-block", func() { c.NUMABlock = 32 << 20 })
+	def("thread-block", func() { c.ThreadBlock = 16 << 20 })
+	def("numa-block", func() { c.NUMABlock = 16 << 20 })
 	def("msg-sizes", func() { c.MsgSizes = []int64{1 << 10, 16 << 20} })
 }
 
