@@ -97,7 +97,7 @@ func (c *Config) quick(set func(string) bool) {
 // Flags adds the flags to fs; call finish after parsing, with the test names
 // given as arguments.
 func (c *Config) Flags(fs *pflag.FlagSet) (finish func(args []string) error) {
-	fs.BoolVar(&c.Quick, "quick", false, "the short form (about a minute): fewer settings, smaller blocks, a 250ms budget a row; flags given too win")
+	fs.BoolVar(&c.Quick, "quick", false, "the short form (under a minute): fewer settings, 16 MiB blocks, a 250ms budget a row; flags given too win")
 	fs.Var(&c.Format, "format", "output format: text, csv or json (csv and json: one row per measurement with provenance)")
 	fs.StringVar(&c.PlotDir, "plot", "", "write SVG plots into this directory")
 	fs.BoolVar(&c.Quiet, "quiet", false, "no progress line on stderr")
