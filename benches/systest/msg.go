@@ -151,6 +151,10 @@ func writeChildRows(path string, rows []Row) error {
 // tcpRows measures TCP between two namespaces, or over loopback where
 // namespaces cannot be made (and --netns is not on).
 func (e *env) tcpRows() ([]Row, error) {
+	if gl, why := findGolaunch(e.cfg.Golaunch); gl == "" {
+		e.note("msg: TCP left out: %s", why)
+		return nil, nil
+	}
 	pair, why := newNetnsPair(e.cfg.Shape)
 	if pair == nil {
 		if e.cfg.Netns == "on" {
