@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,6 +254,7 @@ func TestRunSmall(t *testing.T) {
 	cfg.ThreadBlock, cfg.NUMABlock = 1<<20, 1<<20
 	cfg.Rounds.Budget = 20e6 // 20ms
 	cfg.Rounds.Start = 20
+	cfg.PlotDir = t.TempDir()
 	if err := cfg.setTests([]string{"memwrite,multiwrite,numa"}); err != nil {
 		t.Fatal(err)
 	}
@@ -277,5 +279,11 @@ func TestRunSmall(t *testing.T) {
 	}
 	if rows < 5 {
 		t.Errorf("%d rows, want memwrite, multiwrite and numa rows:\n%s", rows, out.String())
+	}
+	for _, name := range []string{"memwrite-time.svg", "memwrite-rate.svg", "multiwrite.svg"} {
+		b, err := os.ReadFile(filepath.Join(cfg.PlotDir, name))
+		if err != nil || !bytes.HasPrefix(b, []byte("<svg")) {
+			t.Errorf("plot %s: %d bytes, %v", name, len(b), err)
+		}
 	}
 }
