@@ -153,7 +153,7 @@ func Run(cfg *Config, world Comm, stdout, stderr io.Writer) error {
 		return nil
 	}
 	begin := time.Now()
-	defer e.cbuild.close() // the C references, built by the first test that needs them
+	defer func() { e.cbuild.close() }() // the C references, built by the first test that needs them
 	fmt.Fprintf(e.out, "benches systest: %s; %s\n", strings.Join(cfg.Tests, ", "), machineLine(topo))
 	fmt.Fprintf(e.out, "statistics: chi-square at %g, spread <= %g%%, interval >= %g%%; rounds from %d doubling, at most %d, %d restart(s); budget %v a row\n",
 		cfg.Judge.Alpha, 100*cfg.Judge.Spread, 100*cfg.Judge.Share, cfg.Rounds.Start, cfg.Rounds.MaxRounds, cfg.Rounds.Restarts, cfg.Rounds.Budget)
