@@ -76,9 +76,9 @@ type template struct {
 func Match(ranks []*RankTrace) ([]Message, MatchStats) {
 	var st MatchStats
 	type key struct {
-		comm      uint32
-		src, dst  int32
-		tag       int32
+		comm     uint32
+		src, dst int32
+		tag      int32
 	}
 	sends := map[key][]*p2pOp{}
 	recvs := map[key][]*p2pOp{}
@@ -137,7 +137,7 @@ func rankOps(r int, rt *RankTrace) []*p2pOp {
 	// Posting order is the order calls began; ties keep file order.
 	sort.SliceStable(order, func(a, b int) bool { return rt.Events[order[a]].Start < rt.Events[order[b]].Start })
 	var ops []*p2pOp
-	pending := map[uint64]*p2pOp{}   // request → its operation in flight
+	pending := map[uint64]*p2pOp{}     // request → its operation in flight
 	templates := map[uint64]template{} // persistent request → what Start runs
 	for seq, i := range order {
 		e := &rt.Events[i]

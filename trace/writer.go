@@ -243,6 +243,9 @@ func (w *Writer) Begin() (uint32, *Record) {
 	return s, &w.slots[s-1]
 }
 
+// Slot returns the record of the open call in slot (for its owner).
+func (w *Writer) Slot(slot uint32) *Record { return &w.slots[slot-1] }
+
 // Commit records the call opened in slot and frees the slot.
 func (w *Writer) Commit(slot uint32) {
 	if slot == 0 || int(slot) > len(w.slots) {
