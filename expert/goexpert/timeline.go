@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/gompi/gompi/trace"
 	"github.com/spf13/pflag"
@@ -14,19 +13,18 @@ func init() {
 	commands["timeline"] = struct {
 		run   func([]string) int
 		usage string
-	}{runTimeline, "export a trace as a timeline: Perfetto/Chrome JSON or OTF2"}
+	}{runTimeline, "export a trace as a timeline: Perfetto/Chrome trace-event JSON"}
 }
 
 func runTimeline(args []string) int {
 	fs := pflag.NewFlagSet("goexpert timeline", pflag.ContinueOnError)
-	out := fs.StringP("output", "o", "", "the file to write (required); a name ending in .otf2 writes an OTF2 archive")
-	format := fs.String("format", "", "perfetto (Chrome/Perfetto trace-event JSON) or otf2; default: from the name of -o")
+	out := fs.StringP("output", "o", "", "the file to write (required)")
+	format := fs.String("format", "perfetto", "perfetto: Chrome/Perfetto trace-event JSON (the only format so far)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE [--format perfetto|otf2]
+		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE
 
 DIR is a trace directory written by golaunch --trace DIR (or GOMPI_TRACE=DIR).
-Perfetto JSON opens in https://ui.perfetto.dev or chrome://tracing; OTF2
-(FILE.otf2 with FILE.def and FILE/) opens in Vampir and reads with otf2-print.`)
+The JSON opens in https://ui.perfetto.dev or chrome://tracing.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,12 +37,6 @@ Perfetto JSON opens in https://ui.perfetto.dev or chrome://tracing; OTF2
 		fs.Usage()
 		return 2
 	}
-	if *format == "" {
-		*format = "perfetto"
-		if strings.HasSuffix(*out, ".otf2") {
-			*format = "otf2"
-		}
-	}
 	t, err := trace.ReadDir(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "goexpert timeline:", err)
@@ -53,10 +45,8 @@ Perfetto JSON opens in https://ui.perfetto.dev or chrome://tracing; OTF2
 	switch *format {
 	case "perfetto", "json":
 		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WritePerfetto(f, t) })
-	case "otf2":
-		err = trace.WriteOTF2(*out, t)
 	default:
-		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto or otf2\n", *format)
+		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto (OTF2 is not written yet)\n", *format)
 		return 2
 	}
 	if err != nil {
