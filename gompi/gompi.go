@@ -101,7 +101,7 @@ func Init() error {
 			return base.New("Init", base.ErrArg, err.Error(), "unset "+jobenv.CPUProfile+" or give a writable path")
 		}
 	}
-	if err := traceStart(r); err != nil {
+	if err := traceStart(r, job.Host); err != nil {
 		return err
 	}
 	emitInit(r.world)
@@ -220,7 +220,7 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 		r := &rank{proc: p, inRun: true}
 		r.abortCb = func(code int) { p.SetAbortExit(code) }
 		r.world = newComm(r, p.World())
-		if err := traceStart(r); err != nil {
+		if err := traceStart(r, ""); err != nil {
 			return err
 		}
 		emitInit(r.world)

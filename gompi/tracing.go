@@ -41,6 +41,7 @@ type rankWriter struct {
 	index uint32
 	rank  int
 	world *Comm
+	host  string
 }
 
 var (
@@ -51,7 +52,10 @@ var (
 // traceStart switches tracing on for the rank of world if GOMPI_TRACE is
 // set: it makes the process's recorder (once), opens the rank's file and
 // measures the rank's clock against rank 0's.
-func traceStart(r *rank) error {
+//
+// host is the host name the launcher gave ("" for none): Init holds the
+// lock Host takes.
+func traceStart(r *rank, host string) error {
 	dir := os.Getenv(jobenv.Trace)
 	if dir == "" {
 		return nil
@@ -61,13 +65,16 @@ func traceStart(r *rank) error {
 		return err
 	}
 	world := r.world
-	info := map[string]string{"host": Host(), "clock": rec.clk.Name(), "backend": backend.Name,
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	info := map[string]string{"host": host, "clock": rec.clk.Name(), "backend": backend.Name,
 		"command": strings.Join(os.Args, " "), "start": time.Now().UTC().Format(time.RFC3339Nano)}
 	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, opNames[:], rec.strs, trace.WriterOptions{})
 	if err != nil {
 		return base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
-	rw := &rankWriter{w: w, comms: make([]*Comm, 1024), rank: world.Rank(), world: world}
+	rw := &rankWriter{w: w, comms: make([]*Comm, 1024), rank: world.Rank(), world: world, host: host}
 	rec.mu.Lock()
 	old := rec.writers.Load()
 	var ws []*rankWriter
@@ -113,7 +120,7 @@ func theRecorder(dir string) (*recorder, error) {
 	if theRec != nil && theRec.dir == dir {
 		return theRec, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if _, err := trace.CheckDir(dir); err != nil {
 		return nil, base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
 	theRec = &recorder{dir: dir, clk: traceClock(), strs: trace.NewStrings()}
@@ -149,7 +156,7 @@ func (rec *recorder) syncClock(rw *rankWriter, phase string) []string {
 	rule := pingpong.Rule{StopAfter: 50, MaxExchanges: 2000}
 	var hosts []string
 	if d.Rank() == 0 {
-		hosts = append(hosts, Host())
+		hosts = append(hosts, rw.host)
 		rw.w.Clock(trace.ClockSample{Phase: phase, Local: rec.now()})
 		for i := 1; i < d.Size(); i++ {
 			if pingpong.Server(l, i, clk) != nil {
@@ -169,7 +176,7 @@ func (rec *recorder) syncClock(rw *rankWriter, phase string) []string {
 		return nil
 	}
 	rw.w.Clock(trace.ClockSample{Phase: phase, Local: int64(s.Local), Offset: s.Offset, Err: s.Err})
-	_ = d.Send([]byte(Host()), 0, 3, backend.ModeStandard)
+	_ = d.Send([]byte(rw.host), 0, 3, backend.ModeStandard)
 	return nil
 }
 

@@ -46,6 +46,30 @@ func WriteManifest(dir string, m Manifest) error {
 	return nil
 }
 
+// ErrDir is wrapped by CheckDir's error.
+var ErrDir = errors.New("trace directory is not writable")
+
+// CheckDir makes dir if needed and checks that a file can be created in it;
+// it returns dir as an absolute path. Launchers call it before any rank
+// starts, so that an unwritable directory is an error at once.
+func CheckDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(abs, ".gompi-trace-check-*"); err == nil {
+			f.Close()
+			err = os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v (choose a directory you can write)", ErrDir, dir, err)
+	}
+	return abs, nil
+}
+
 // ReadManifest reads dir's manifest.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
