@@ -39,8 +39,8 @@ type config struct {
 
 func main() {
 	var cfg config
-	pflag.IntVar(&cfg.n, "n", 512, "interior grid points per side (the grid is n x n)")
-	pflag.IntVar(&cfg.iterations, "iterations", 200, "Jacobi iterations")
+	pflag.IntVar(&cfg.n, "n", 480, "interior grid points per side (the grid is n x n)")
+	pflag.IntVar(&cfg.iterations, "iterations", 500, "Jacobi iterations")
 	pflag.StringVar(&cfg.variant, "variant", "naive", "naive or overlap")
 	check := pflag.Bool("check", false, "compare the result with a sequential solve on rank 0")
 	pflag.Parse()
