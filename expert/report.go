@@ -59,7 +59,7 @@ type Site struct {
 // BuildReport analyses t with rules and predicts each problem's gain.
 func BuildReport(rules *lang.Rules, t *Trace) *Report {
 	rep := &Report{Ranks: t.Ranks(), WallTime: t.WallTime(), TotalTime: t.TotalTime(),
-		InCalls: make([]float64, t.Ranks()), RunTime: make([]float64, t.Ranks())}
+		InCalls: make([]float64, t.Ranks()), RunTime: make([]float64, t.Ranks()), Problems: []Problem{}}
 	for r, cs := range t.Calls {
 		rep.RunTime[r] = t.End[r] - t.Begin[r]
 		end := -1.0 // calls nested in others (Waits inside Waitall) count once

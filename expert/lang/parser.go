@@ -287,41 +287,43 @@ func (p *parser) params(kinds bool) ([]*Param, error) {
 func (p *parser) expr() (Expr, error) { return p.orExpr() }
 
 func (p *parser) orExpr() (Expr, error) {
-	l, err := p.andExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.isWord("or") || p.isPunct("||") {
-		pos := p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		r, err := p.andExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Pos: pos, Op: "or", L: l, R: r}
-	}
-	return l, nil
+	return p.level(p.andExpr, orOps)
 }
 
 func (p *parser) andExpr() (Expr, error) {
-	l, err := p.notExpr()
+	return p.level(p.notExpr, andOps)
+}
+
+// The binary operators of each precedence level, by spelling.
+var (
+	orOps  = map[string]string{"or": "or", "||": "or"}
+	andOps = map[string]string{"and": "and", "&&": "and"}
+	addOps = map[string]string{"+": "+", "-": "-"}
+	mulOps = map[string]string{"*": "*", "/": "/"}
+)
+
+// level parses operands of next joined by the left-associative operators
+// ops (spelling -> operator).
+func (p *parser) level(next func() (Expr, error), ops map[string]string) (Expr, error) {
+	l, err := next()
 	if err != nil {
 		return nil, err
 	}
-	for p.isWord("and") || p.isPunct("&&") {
+	for {
+		op, ok := ops[p.tok.text]
+		if !ok || p.tok.kind == tString || p.tok.kind == tNumber {
+			return l, nil
+		}
 		pos := p.tok.pos
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		r, err := p.notExpr()
+		r, err := next()
 		if err != nil {
 			return nil, err
 		}
-		l = &Binary{Pos: pos, Op: "and", L: l, R: r}
+		l = &Binary{Pos: pos, Op: op, L: l, R: r}
 	}
-	return l, nil
 }
 
 func (p *parser) notExpr() (Expr, error) {
@@ -361,41 +363,11 @@ func (p *parser) cmpExpr() (Expr, error) {
 }
 
 func (p *parser) addExpr() (Expr, error) {
-	l, err := p.mulExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.isPunct("+") || p.isPunct("-") {
-		op, pos := p.tok.text, p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		r, err := p.mulExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Pos: pos, Op: op, L: l, R: r}
-	}
-	return l, nil
+	return p.level(p.mulExpr, addOps)
 }
 
 func (p *parser) mulExpr() (Expr, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
-	}
-	for p.isPunct("*") || p.isPunct("/") {
-		op, pos := p.tok.text, p.tok.pos
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Pos: pos, Op: op, L: l, R: r}
-	}
-	return l, nil
+	return p.level(p.unary, mulOps)
 }
 
 func (p *parser) unary() (Expr, error) {
