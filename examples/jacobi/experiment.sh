@@ -7,6 +7,10 @@
 #
 #	examples/jacobi/experiment.sh 2 4 8
 #	N=2000 ITER=100 REPS=5 TRANSPORT=tcp examples/jacobi/experiment.sh 2 4
+#	HOSTS=nsA,nsB AGENT='ip netns exec' examples/jacobi/experiment.sh 2 4
+#
+# With HOSTS (two host names) the ranks are split in halves over them, the
+# first half on the first host (see examples/jacobi/netns.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)
@@ -17,21 +21,30 @@ go build -o "$bin/goexpert" ./expert/goexpert
 N=${N:-480} ITER=${ITER:-500} REPS=${REPS:-3}
 launch=("$bin/golaunch")
 [ -n "${TRANSPORT:-}" ] && launch+=(--transport "$TRANSPORT")
+[ -n "${AGENT:-}" ] && launch+=(--launch-agent "$AGENT")
+# ranks p: the golaunch arguments that place p ranks.
+ranks() {
+	if [ -n "${HOSTS:-}" ]; then
+		echo "-H ${HOSTS%,*}:$(($1 / 2)),${HOSTS#*,}:$(($1 - $1 / 2))"
+	else
+		echo "-n $1"
+	fi
+}
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 seconds() { awk '/^jacobi/ {print $(NF-1)}'; }
-echo "grid ${N}x${N}, $ITER iterations, medians of $REPS runs${TRANSPORT:+, transport $TRANSPORT}"
+echo "grid ${N}x${N}, $ITER iterations, medians of $REPS runs${TRANSPORT:+, transport $TRANSPORT}${HOSTS:+, hosts $HOSTS}"
 echo
 echo "| ranks | naive (s) | overlap (s) | speedup | late sender | late receiver | predicted gain: late sender | late receiver | measured gain |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for p in "${@:-2 4}"; do
 	naive=() overlap=()
 	for _ in $(seq "$REPS"); do
-		naive+=("$("${launch[@]}" -n "$p" "$bin/jacobi" --variant naive --n "$N" --iterations "$ITER" | seconds)")
-		overlap+=("$("${launch[@]}" -n "$p" "$bin/jacobi" --variant overlap --n "$N" --iterations "$ITER" | seconds)")
+		naive+=("$("${launch[@]}" $(ranks "$p") "$bin/jacobi" --variant naive --n "$N" --iterations "$ITER" | seconds)")
+		overlap+=("$("${launch[@]}" $(ranks "$p") "$bin/jacobi" --variant overlap --n "$N" --iterations "$ITER" | seconds)")
 	done
 	tn=$(printf '%s\n' "${naive[@]}" | median)
 	to=$(printf '%s\n' "${overlap[@]}" | median)
-	"${launch[@]}" --trace "$bin/t$p" -n "$p" "$bin/jacobi" --variant naive --n "$N" --iterations "$ITER" >/dev/null
+	"${launch[@]}" --trace "$bin/t$p" $(ranks "$p") "$bin/jacobi" --variant naive --n "$N" --iterations "$ITER" >/dev/null
 	"$bin/goexpert" report "$bin/t$p" --format json >"$bin/r$p.json"
 	pct() { jq -r --arg n "$1" '[.problems[]? | select(.name == $n) | .'"$2"'] | (first // 0) | . * 100 | round / 100' "$bin/r$p.json"; }
 	echo "| $p | $tn | $to | $(awk -v a="$tn" -v b="$to" 'BEGIN {printf "%.2fx", a/b}') |" \
