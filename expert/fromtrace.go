@@ -32,6 +32,7 @@ func FromTrace(t *trace.Trace) *Trace {
 	out := &Trace{Calls: make([][]Call, len(t.Ranks)), Begin: make([]float64, len(t.Ranks)), End: make([]float64, len(t.Ranks))}
 	sites := map[string][3]string{}
 	for r, rt := range t.Ranks {
+		persistent := map[uint64]string{} // request -> "send" or "receive"
 		calls := make([]Call, len(rt.Events))
 		for i := range rt.Events {
 			e := &rt.Events[i]
@@ -52,6 +53,14 @@ func FromTrace(t *trace.Trace) *Trace {
 			}
 			if rooted[name] {
 				c.Root = c.Peer
+			}
+			switch name {
+			case "Send_init", "Ssend_init", "Rsend_init", "Bsend_init":
+				persistent[e.Req] = "send"
+			case "Recv_init":
+				persistent[e.Req] = "receive"
+			case "Start":
+				c.Starts = persistent[e.Req]
 			}
 			calls[i] = c
 			if i == 0 || e.T0 < out.Begin[r] {

@@ -83,37 +83,38 @@ func (rp *replay) dependencies() {
 	// receive, and the Waits that completed nonblocking ones.
 	type pair struct{ send, recv *Call }
 	msgs := map[int64]*pair{}
-	posts := make([]map[int64]*Call, len(t.Calls))
 	for r := range t.Calls {
-		posts[r] = map[int64]*Call{}
 		for i := range t.Calls[r] {
 			c := &t.Calls[r][i]
-			if c.Request != 0 && c.Routine != "Wait" && c.Routine != "Test" {
-				posts[r][c.Request] = c
-			}
 			if c.Msg >= 0 {
 				p := msgs[c.Msg]
 				if p == nil {
 					p = &pair{}
 					msgs[c.Msg] = p
 				}
-				switch c.Routine {
-				case "Recv", "Irecv":
+				if c.Routine == "Recv" || c.Routine == "Irecv" || c.Starts == "receive" {
 					p.recv = c
-				default:
+				} else {
 					p.send = c
 				}
 			}
 		}
 	}
-	completer := map[*Call]*Call{} // nonblocking post -> the Wait that completed it
+	// nonblocking post -> the Wait that completed it; in call order, as a
+	// persistent request is started and waited for again and again.
+	completer := map[*Call]*Call{}
 	for r := range t.Calls {
+		current := map[int64]*Call{}
 		for i := range t.Calls[r] {
 			c := &t.Calls[r][i]
-			if c.Routine == "Wait" && c.Request != 0 {
-				if p := posts[r][c.Request]; p != nil {
+			switch {
+			case c.Request == 0:
+			case c.Routine == "Wait":
+				if p := current[c.Request]; p != nil {
 					completer[p] = c
 				}
+			case c.Routine != "Test":
+				current[c.Request] = c
 			}
 		}
 	}

@@ -12,6 +12,7 @@ var Routines = []string{
 	"Ibarrier", "Ibcast", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather",
 	"Iallgatherv", "Ialltoall", "Ialltoallv", "Ialltoallw", "Ireduce", "Iallreduce",
 	"Ireduce_scatter", "Ireduce_scatter_block", "Iscan", "Iexscan",
+	"Send_init", "Ssend_init", "Rsend_init", "Bsend_init", "Recv_init",
 	"Win_create", "Win_free", "Win_fence", "Win_lock", "Win_unlock", "Win_post",
 	"Win_start", "Win_complete", "Win_wait", "Put", "Get", "Accumulate",
 }
