@@ -129,21 +129,27 @@ func (a *analysis) composites(et *eventType) {
 		}
 		j := d.Plan[k-1]
 		m := d.Members[k]
-		var list []*node
-		for _, c := range indexes[k][keyOf(e, j.From)] {
-			if m.Shared || !used[c] {
-				list = append(list, c)
-			}
-		}
+		cands := indexes[k][keyOf(e, j.From)]
 		if m.All {
+			var list []*node
+			for _, c := range cands {
+				if m.Shared || !used[c] {
+					list = append(list, c)
+				}
+			}
 			if len(list) == 0 {
 				return false
 			}
 			e.members[k] = list
 			return search(k + 1)
 		}
-		for _, c := range list {
-			e.members[k] = []*node{c}
+		one := make([]*node, 1)
+		for _, c := range cands {
+			if !m.Shared && used[c] {
+				continue
+			}
+			one[0] = c
+			e.members[k] = one
 			if search(k + 1) {
 				return true
 			}
@@ -159,7 +165,9 @@ func (a *analysis) composites(et *eventType) {
 			continue
 		}
 		n := &node{typ: et, members: make([][]*node, nm)}
-		copy(n.members, e.members)
+		for i, ms := range e.members {
+			n.members[i] = append([]*node(nil), ms...) // search reuses its slices
+		}
 		for i, m := range d.Members {
 			if !m.Shared {
 				for _, x := range n.members[i] {
