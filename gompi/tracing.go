@@ -305,7 +305,7 @@ type siteEntry struct {
 
 func (sc *siteCache) site(strs *trace.Strings) uint32 {
 	var pcs [12]uintptr
-	n := runtime.Callers(3, pcs[:]) // above Callers, site and Begin
+	n := callers(pcs[:]) // from Begin's caller up
 	for _, pc := range pcs[:n] {
 		e := sc.tab[(pc>>2)%uintptr(len(sc.tab))].Load()
 		if e == nil || e.pc != pc {

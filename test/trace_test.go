@@ -114,6 +114,51 @@ func TestTracedRing(t *testing.T) {
 	}
 }
 
+// TestTracedRingOTF2: the same trace exported as OTF2 reads back with
+// otf2-print (installed by CI; skipped where it is not) with every rank,
+// call, message and region name.
+func TestTracedRingOTF2(t *testing.T) {
+	if _, err := exec.LookPath("otf2-print"); err != nil {
+		t.Skip("otf2-print is not installed (Debian: apt-get install otf2-tools)")
+	}
+	const n, rounds = 8, 10
+	dir := filepath.Join(t.TempDir(), "ring")
+	if r := golaunch(t, "", "-n", "8", "--trace", dir, filepath.Join(bin, "ring"), "--iterations", "10"); r.code != 0 {
+		t.Fatalf("traced ring failed (%d): %s", r.code, r.stderr)
+	}
+	anchor := filepath.Join(t.TempDir(), "ring.otf2")
+	if b, err := exec.Command(filepath.Join(bin, "goexpert"), "timeline", dir, "-o", anchor).CombinedOutput(); err != nil {
+		t.Fatalf("goexpert timeline: %v\n%s", err, b)
+	}
+	out, err := exec.Command("otf2-print", "-A", anchor).CombinedOutput()
+	if err != nil {
+		t.Fatalf("otf2-print: %v\n%s", err, out)
+	}
+	count := map[string]int{}
+	regions := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		count[f[0]]++
+		if f[0] == "REGION" && len(f) > 3 {
+			regions[strings.Trim(f[3], `"`)] = true
+		}
+	}
+	calls := n * (2 + 2*rounds) // Init, Finalize, a Send and a Recv per round
+	for k, v := range map[string]int{"LOCATION": n, "ENTER": calls, "LEAVE": calls, "MPI_SEND": n * rounds, "MPI_RECV": n * rounds} {
+		if count[k] != v {
+			t.Errorf("%d %s, want %d", count[k], k, v)
+		}
+	}
+	for _, r := range []string{"MPI_Init", "MPI_Send", "MPI_Recv", "MPI_Finalize"} {
+		if !regions[r] {
+			t.Errorf("no region %s among %v", r, regions)
+		}
+	}
+}
+
 // TestTraceDirUnwritable: an unwritable --trace directory stops golaunch
 // before any rank starts.
 func TestTraceDirUnwritable(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gompi/gompi/trace"
 	"github.com/spf13/pflag"
@@ -13,18 +14,20 @@ func init() {
 	commands["timeline"] = struct {
 		run   func([]string) int
 		usage string
-	}{runTimeline, "export a trace as a timeline: Perfetto/Chrome trace-event JSON"}
+	}{runTimeline, "export a trace as a timeline: Perfetto/Chrome JSON or OTF2"}
 }
 
 func runTimeline(args []string) int {
 	fs := pflag.NewFlagSet("goexpert timeline", pflag.ContinueOnError)
-	out := fs.StringP("output", "o", "", "the file to write (required)")
-	format := fs.String("format", "perfetto", "perfetto: Chrome/Perfetto trace-event JSON (the only format so far)")
+	out := fs.StringP("output", "o", "", "the file to write (required); a name ending in .otf2 writes an OTF2 archive")
+	format := fs.String("format", "", "perfetto (Chrome/Perfetto trace-event JSON) or otf2; default: otf2 if -o ends in .otf2, else perfetto")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE
+		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE [--format perfetto|otf2]
 
 DIR is a trace directory written by golaunch --trace DIR (or GOMPI_TRACE=DIR).
-The JSON opens in https://ui.perfetto.dev or chrome://tracing.`)
+Perfetto JSON opens in https://ui.perfetto.dev or chrome://tracing. OTF2
+(FILE.otf2, the anchor, with FILE.def and FILE/) opens in Vampir and reads
+back with otf2-print (Debian: otf2-tools) or python3-otf2.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -37,6 +40,12 @@ The JSON opens in https://ui.perfetto.dev or chrome://tracing.`)
 		fs.Usage()
 		return 2
 	}
+	if *format == "" {
+		*format = "perfetto"
+		if strings.HasSuffix(*out, ".otf2") {
+			*format = "otf2"
+		}
+	}
 	t, err := trace.ReadDir(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "goexpert timeline:", err)
@@ -45,8 +54,10 @@ The JSON opens in https://ui.perfetto.dev or chrome://tracing.`)
 	switch *format {
 	case "perfetto", "json":
 		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WritePerfetto(f, t) })
+	case "otf2":
+		err = trace.WriteOTF2(*out, t)
 	default:
-		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto (OTF2 is not written yet)\n", *format)
+		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto or otf2\n", *format)
 		return 2
 	}
 	if err != nil {
