@@ -45,7 +45,7 @@ func TestInProcessRunReport(t *testing.T) {
 		}
 		_, _, line, _ := runtime.Caller(0)
 		barrierLine.Store(int64(line + 2))
-		return c.Barrier()
+		return gompi.Barrier(c)
 	})
 	if err != nil {
 		t.Fatal(err)
