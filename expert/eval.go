@@ -172,7 +172,7 @@ func (e *env) eval(x lang.Expr) Value {
 	case *lang.Binary:
 		return e.binary(x)
 	case *lang.Call:
-		return e.call_(x)
+		return e.callFunc(x)
 	}
 	return Value{}
 }
@@ -231,7 +231,7 @@ func (e *env) binary(x *lang.Binary) Value {
 	return boolean(l.N >= r.N)
 }
 
-func (e *env) call_(x *lang.Call) Value {
+func (e *env) callFunc(x *lang.Call) Value {
 	if x.Group != "" {
 		// An aggregate over a group: max over no events is -Inf, min +Inf,
 		// so comparisons with them say false.
