@@ -131,8 +131,8 @@ func callArg(c *Call, name string) Value {
 		return num(float64(c.Root))
 	case "request":
 		return num(float64(c.Request))
-	case "starts":
-		return str(c.Starts)
+	case "side":
+		return str(c.Side)
 	case "status_source":
 		return num(float64(c.StatusSource))
 	case "status_tag":

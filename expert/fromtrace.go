@@ -31,9 +31,15 @@ var rooted = map[string]bool{
 func FromTrace(t *trace.Trace) *Trace {
 	out := &Trace{Calls: make([][]Call, len(t.Ranks)), Begin: make([]float64, len(t.Ranks)), End: make([]float64, len(t.Ranks))}
 	sites := map[string][3]string{}
+	// Where each event went: its call, and for a Sendrecv, split into its
+	// send and its receive, the receive's call.
+	at := make([][]int, len(t.Ranks))
+	recvAt := make([]map[int]int, len(t.Ranks))
 	for r, rt := range t.Ranks {
 		persistent := map[uint64]string{} // request -> "send" or "receive"
-		calls := make([]Call, len(rt.Events))
+		calls := make([]Call, 0, len(rt.Events))
+		at[r] = make([]int, len(rt.Events))
+		recvAt[r] = map[int]int{}
 		for i := range rt.Events {
 			e := &rt.Events[i]
 			name := rt.Name(e)
@@ -60,9 +66,20 @@ func FromTrace(t *trace.Trace) *Trace {
 			case "Recv_init":
 				persistent[e.Req] = "receive"
 			case "Start":
-				c.Starts = persistent[e.Req]
+				c.Side = persistent[e.Req]
+			case "Sendrecv":
+				c.Side = "send"
+				rc := c
+				rc.Side, rc.Peer, rc.Tag, rc.Bytes = "receive", c.StatusSource, c.StatusTag, c.StatusBytes
+				recvAt[r][i] = len(calls) + 1
+				calls = append(calls, c)
+				c = rc
+				at[r][i] = len(calls) - 1
 			}
-			calls[i] = c
+			if name != "Sendrecv" {
+				at[r][i] = len(calls)
+			}
+			calls = append(calls, c)
 			if i == 0 || e.T0 < out.Begin[r] {
 				out.Begin[r] = e.T0
 			}
@@ -71,8 +88,12 @@ func FromTrace(t *trace.Trace) *Trace {
 		out.Calls[r] = calls
 	}
 	for k, m := range t.Messages {
-		out.Calls[m.Send.Rank][m.Send.Index].Msg = int64(k)
-		out.Calls[m.Recv.Rank][m.Recv.Index].Msg = int64(k)
+		out.Calls[m.Send.Rank][at[m.Send.Rank][m.Send.Index]].Msg = int64(k)
+		ri := at[m.Recv.Rank][m.Recv.Index]
+		if j, ok := recvAt[m.Recv.Rank][m.Recv.Index]; ok {
+			ri = j
+		}
+		out.Calls[m.Recv.Rank][ri].Msg = int64(k)
 	}
 	return out
 }

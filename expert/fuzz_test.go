@@ -5,7 +5,7 @@ import (
 )
 
 var fuzzRoutines = []string{"Send", "Ssend", "Recv", "Isend", "Irecv", "Wait", "Barrier", "Bcast",
-	"Gather", "Reduce", "Scatter", "Alltoall", "Scan", "Start", "Recv_init", "Send_init",
+	"Gather", "Reduce", "Scatter", "Alltoall", "Scan", "Start", "Recv_init", "Send_init", "Sendrecv",
 	"Win_create", "Win_lock", "Win_unlock", "Win_post", "Win_start", "Win_complete", "Win_wait"}
 
 // FuzzAnalyse: whatever calls a trace holds — unmatched, overlapping,
@@ -28,7 +28,7 @@ func FuzzAnalyse(f *testing.F) {
 			c := Call{Rank: r, Routine: fuzzRoutines[int(b[i+1])%len(fuzzRoutines)],
 				Peer: int(b[i+2]%4) - 1, Root: int(b[i+2]%3) - 1, Tag: int(b[i+3] % 2),
 				Comm: int64(b[i+3] % 3), Request: int64(b[i+3] % 4), Msg: int64(b[i+3]%5) - 1,
-				Starts: []string{"", "send", "receive"}[b[i+2]%3], Func: "f", File: "f.go", Line: i}
+				Side: []string{"", "send", "receive"}[b[i+2]%3], Func: "f", File: "f.go", Line: i}
 			c.Start = now[r] + float64(int(b[i+3])-64)*1e-4 // may go back in time
 			c.End = c.Start + float64(b[i+2])*1e-4
 			now[r] = max(now[r], c.End)

@@ -175,3 +175,58 @@ func TestInProcessNonblockingLateSender(t *testing.T) {
 		})
 	}
 }
+
+// A Sendrecv is a send and a receive at once: its receive waits for a late
+// send like a Recv, and its send is the message its partner receives.
+func TestInProcessSendrecvLateSender(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GOMPI_TRACE", dir)
+	var line atomic.Int64
+	err := gompi.Run(2, func(c *gompi.Comm) error {
+		b, r := make([]byte, 8), make([]byte, 8)
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			time.Sleep(40 * time.Millisecond)
+			if err := c.Send(b, 1, 3); err != nil {
+				return err
+			}
+			_, err := c.Recv(r, 1, 9)
+			return err
+		}
+		_, _, l, _ := runtime.Caller(0)
+		line.Store(int64(l + 2))
+		_, err := c.Sendrecv(b, 0, 9, r, 0, 3)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, raw, err := ReadTrace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Match.Matched != 2 {
+		t.Fatalf("trace matched %d messages, want 2", raw.Match.Matched)
+	}
+	rules, err := LoadRules(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range Analyse(rules, tr) {
+		if f.Problem.Name == "Late sender" {
+			found = true
+			if f.At.Routine != "Sendrecv" || f.At.Line != int(line.Load()) || f.At.Rank != 1 {
+				t.Errorf("late sender at rank %d, %s; want rank 1, Sendrecv at line %d", f.At.Rank, f.At.Site(), line.Load())
+			}
+		}
+	}
+	if !found {
+		t.Error("no late sender found at the Sendrecv")
+	}
+	if base, _ := PredictGain(tr, nil); math.Abs(base-tr.WallTime()) > 1e-6 {
+		t.Errorf("replay of the trace %.6f s, its wall time %.6f s", base, tr.WallTime())
+	}
+}

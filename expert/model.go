@@ -22,7 +22,10 @@ type Call struct {
 	Comm       int64  // communicator (or window) id, the same on every rank
 	Request    int64  // rank-local request id a post and its Wait share; 0 none
 	Msg        int64  // a send and the receive that matched it share Msg; -1 unmatched
-	Starts     string // a Start: "send" or "receive", the kind of its persistent request
+	// Side is "send" or "receive" for the calls whose routine does not say
+	// which side of a message they are: a Start (the kind of its persistent
+	// request) and each of the two calls a Sendrecv is split into.
+	Side string
 
 	StatusSource, StatusTag, StatusBytes int
 

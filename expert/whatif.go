@@ -40,8 +40,9 @@ type replay struct {
 }
 
 // newReplay builds the dependency graph of t. Calls that contain other
-// calls of their rank (Waitall around the Waits it reports) are left out:
-// their inner calls carry the dependencies.
+// calls of their rank (Waitall around the Waits it reports, the send half of
+// a Sendrecv around its receive half) are left out: the call they contain
+// stands for them and carries their dependencies.
 func newReplay(t *Trace) *replay {
 	rp := &replay{t: t, ranks: make([][]int, len(t.Calls)), byCall: map[*Call]int{},
 		tails: make([]float64, len(t.Calls)), heads: make([]float64, len(t.Calls))}
@@ -54,11 +55,17 @@ func newReplay(t *Trace) *replay {
 		sort.SliceStable(idx, func(a, b int) bool { return cs[idx[a]].Start < cs[idx[b]].Start })
 		prevEnd := t.Begin[r]
 		first := true
+		var outer []*Call // containers waiting for the call that stands for them
 		for k, i := range idx {
 			c := &cs[i]
 			if k+1 < len(idx) && cs[idx[k+1]].Start < c.End && cs[idx[k+1]].End <= c.End {
-				continue // contains the next call
+				outer = append(outer, c) // contains the next call
+				continue
 			}
+			for _, o := range outer {
+				rp.byCall[o] = len(rp.events)
+			}
+			outer = outer[:0]
 			e := replayEvent{call: c, rank: r, index: len(rp.ranks[r])}
 			if first {
 				rp.heads[r] = c.Start - t.Begin[r]
@@ -92,7 +99,7 @@ func (rp *replay) dependencies() {
 					p = &pair{}
 					msgs[c.Msg] = p
 				}
-				if c.Routine == "Recv" || c.Routine == "Irecv" || c.Starts == "receive" {
+				if c.Routine == "Recv" || c.Routine == "Irecv" || c.Side == "receive" {
 					p.recv = c
 				} else {
 					p.send = c

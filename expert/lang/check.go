@@ -36,7 +36,7 @@ var CallArgs = map[string]struct {
 	"comm":    {"in", TypeNumber}, // communicator (or window) id
 	"root":    {"in", TypeNumber}, // root of a rooted collective as a world rank, -1 for none
 	"request": {"in", TypeNumber}, // request id (rank-local), 0 for none
-	"starts":  {"in", TypeString}, // Start of a persistent request: "send" or "receive"; "" for other calls
+	"side":    {"in", TypeString}, // "send" or "receive" for a Start (by its persistent request) and the two halves of a Sendrecv; "" for other calls
 
 	"status_source": {"out", TypeNumber}, // the source a receive matched, as a world rank
 	"status_tag":    {"out", TypeNumber},
