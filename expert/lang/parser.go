@@ -126,13 +126,8 @@ func (p *parser) eventDecl(pos Pos) (*EventDecl, error) {
 			return nil, err
 		}
 	}
-	if p.isWord("when") {
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if d.When, err = p.expr(); err != nil {
-			return nil, err
-		}
+	if d.When, err = p.optionalWhen(); err != nil {
+		return nil, err
 	}
 	if p.isWord("parameters") {
 		if d.Params, err = p.params(true); err != nil {
@@ -195,13 +190,8 @@ func (p *parser) compositeDecl(pos Pos) (*CompositeDecl, error) {
 	if err := p.next(); err != nil {
 		return nil, err
 	}
-	if p.isWord("when") {
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if d.When, err = p.expr(); err != nil {
-			return nil, err
-		}
+	if d.When, err = p.optionalWhen(); err != nil {
+		return nil, err
 	}
 	if !p.isWord("parameters") {
 		return nil, p.expected(`"when" or "parameters"`)
@@ -225,13 +215,8 @@ func (p *parser) problemDecl(pos Pos) (*ProblemDecl, error) {
 	if d.For, _, err = p.name("a composite event type"); err != nil {
 		return nil, err
 	}
-	if p.isWord("when") {
-		if err := p.next(); err != nil {
-			return nil, err
-		}
-		if d.When, err = p.expr(); err != nil {
-			return nil, err
-		}
+	if d.When, err = p.optionalWhen(); err != nil {
+		return nil, err
 	}
 	if !p.isWord("parameters") {
 		return nil, p.expected(`"when" or "parameters"`)
@@ -240,6 +225,17 @@ func (p *parser) problemDecl(pos Pos) (*ProblemDecl, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// optionalWhen reads "when <expr>" if it is there.
+func (p *parser) optionalWhen() (Expr, error) {
+	if !p.isWord("when") {
+		return nil, nil
+	}
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	return p.expr()
 }
 
 // parameters( [in|out] name = expr, ... )
