@@ -184,3 +184,21 @@ func BenchmarkTracedPingPong(b *testing.B) {
 		})
 	}
 }
+
+var sinkBox *tracerBox
+
+// BenchmarkInterposition is what tracing costs a call when it is off: the
+// load of the tracer and the branch every public operation does.
+func BenchmarkInterposition(b *testing.B) {
+	SetTracer(nil)
+	n := 0
+	b.Run("load-and-branch", func(b *testing.B) {
+		loop(b, func() {
+			if t := tracer.Load(); t != nil {
+				sinkBox = t
+			}
+			n++
+		})
+	})
+	b.Run("empty", func(b *testing.B) { loop(b, func() { n++ }) }) // the loop alone
+}
