@@ -20,9 +20,9 @@ func init() {
 func runTimeline(args []string) int {
 	fs := pflag.NewFlagSet("goexpert timeline", pflag.ContinueOnError)
 	out := fs.StringP("output", "o", "", "the file to write (required); a name ending in .otf2 writes an OTF2 archive")
-	format := fs.String("format", "", "perfetto (Chrome/Perfetto trace-event JSON) or otf2; default: otf2 if -o ends in .otf2, else perfetto")
+	format := fs.String("format", "", "perfetto (Chrome/Perfetto trace-event JSON), otf2, or svg (a picture, for small traces);\ndefault: from the name of -o (.otf2, .svg), else perfetto")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE [--format perfetto|otf2]
+		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE [--format perfetto|otf2|svg]
 
 DIR is a trace directory written by golaunch --trace DIR (or GOMPI_TRACE=DIR).
 Perfetto JSON opens in https://ui.perfetto.dev or chrome://tracing. OTF2
@@ -44,6 +44,8 @@ back with otf2-print (Debian: otf2-tools) or python3-otf2.`)
 		*format = "perfetto"
 		if strings.HasSuffix(*out, ".otf2") {
 			*format = "otf2"
+		} else if strings.HasSuffix(*out, ".svg") {
+			*format = "svg"
 		}
 	}
 	t, err := trace.ReadDir(fs.Arg(0))
@@ -56,8 +58,10 @@ back with otf2-print (Debian: otf2-tools) or python3-otf2.`)
 		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WritePerfetto(f, t) })
 	case "otf2":
 		err = trace.WriteOTF2(*out, t)
+	case "svg":
+		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WriteSVG(f, t) })
 	default:
-		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto or otf2\n", *format)
+		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto, otf2 or svg\n", *format)
 		return 2
 	}
 	if err != nil {
