@@ -18,10 +18,10 @@ type Call struct {
 	Peer       int     // destination or source as a world rank; -1 none or any
 	Tag        int     // -1 none or any
 	Bytes      int
-	Root       int    // world rank of a rooted collective's root; -1 none
-	Comm       int64  // communicator (or window) id, the same on every rank
-	Request    int64  // rank-local request id a post and its Wait share; 0 none
-	Msg        int64  // a send and the receive that matched it share Msg; -1 unmatched
+	Root       int   // world rank of a rooted collective's root; -1 none
+	Comm       int64 // communicator (or window) id, the same on every rank
+	Request    int64 // rank-local request id a post and its Wait share; 0 none
+	Msg        int64 // a send and the receive that matched it share Msg; -1 unmatched
 	// Side is "send" or "receive" for the calls whose routine does not say
 	// which side of a message they are: a Start (the kind of its persistent
 	// request) and each of the two calls a Sendrecv is split into.
