@@ -188,6 +188,9 @@ func (c *Comm) ibsend(op Routine, name string, buf []byte, dest, tag int, wantRe
 		}
 		return nil
 	}
+	if t := tracer.Load(); t != nil && wantReq {
+		return t.runReq(op, c, dest, tag, len(buf), func() (*Request, error) { err := f(); return req, err })
+	}
 	var err error
 	if t := tracer.Load(); t != nil {
 		err = t.run(op, c, dest, tag, len(buf), f)

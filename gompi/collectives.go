@@ -201,7 +201,7 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		return nil
 	}
 	if b := tracer.Load(); b != nil {
-		return req, b.run(r, c, root, -1, n, start)
+		return b.runReq(r, c, root, -1, n, func() (*Request, error) { err := start(); return req, err })
 	}
 	return req, start()
 }

@@ -18,10 +18,16 @@ type Comm struct {
 	freed atomic.Bool
 	colls collConfig
 	bx    collComm // the adapter of this communicator's blocking collectives
+	// tid names the communicator in traces, the same on every member: the
+	// world is 1, a child is a hash of its parent's id, how many children
+	// the parent had made before (every member creates them in the same
+	// order) and its color.
+	tid  uint32
+	kids atomic.Uint32
 }
 
 func newComm(r *rank, c *backend.Comm) *Comm {
-	x := &Comm{r: r, c: c}
+	x := &Comm{r: r, c: c, tid: 1}
 	c.SetUser(x)
 	return x
 }
@@ -59,8 +65,20 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	d := newComm(c.r, nc)
+	d.tid = c.childID(0)
 	c.colls.copyTo(&d.colls)
 	return d, nil
+}
+
+// childID is the trace id of the next communicator made from c.
+func (c *Comm) childID(color int) uint32 {
+	h := uint32(2166136261) // FNV-1a over parent id, child number, color
+	for _, v := range [3]uint32{c.tid, c.kids.Add(1), uint32(color)} {
+		for i := 0; i < 4; i++ {
+			h = (h ^ (v >> (8 * i) & 0xff)) * 16777619
+		}
+	}
+	return h | 2 // never 0 (none) nor 1 (the world)
 }
 
 // Split partitions c: ranks that pass the same color form one new
@@ -76,10 +94,12 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	}
 	var nc *backend.Comm
 	err := c.traced(RoutineCommSplit, -1, -1, -1, func() (err error) { nc, err = c.c.Split(color, key); return })
+	id := c.childID(color) // on every member, so that the count agrees
 	if err != nil || nc == nil {
 		return nil, err
 	}
 	d := newComm(c.r, nc)
+	d.tid = id
 	c.colls.copyTo(&d.colls)
 	return d, nil
 }

@@ -64,6 +64,7 @@ type rank struct {
 	bsend   bsendBuffer
 	inRun   bool
 	abortCb func(code int) // in-process: how Abort stops this rank
+	trace   *rankWriter    // this rank's trace file, when tracing is on
 }
 
 var global struct {
@@ -99,6 +100,9 @@ func Init() error {
 		if err := startProfile(fmt.Sprintf("%s.%d", path, p.Rank())); err != nil {
 			return base.New("Init", base.ErrArg, err.Error(), "unset "+jobenv.CPUProfile+" or give a writable path")
 		}
+	}
+	if err := traceStart(r, job.Host); err != nil {
+		return err
 	}
 	emitInit(r.world)
 	return nil
@@ -139,6 +143,7 @@ func Finalize() error {
 		return nil
 	}
 	emitFinalize(r.world)
+	terr := traceStop(r)
 	if profile != nil {
 		pprof.StopCPUProfile()
 		profile.Close()
@@ -146,6 +151,9 @@ func Finalize() error {
 	}
 	_, err := r.bsend.detach(r.world)
 	r.proc.Close()
+	if err == nil {
+		err = terr
+	}
 	return err
 }
 
@@ -212,9 +220,17 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 		r := &rank{proc: p, inRun: true}
 		r.abortCb = func(code int) { p.SetAbortExit(code) }
 		r.world = newComm(r, p.World())
+		if err := traceStart(r, ""); err != nil {
+			return err
+		}
+		emitInit(r.world)
 		err := fn(r.world)
 		if _, derr := r.bsend.detach(r.world); err == nil {
 			err = derr
+		}
+		emitFinalize(r.world)
+		if terr := traceStop(r); err == nil {
+			err = terr
 		}
 		return err
 	})

@@ -78,12 +78,10 @@ func (c *Comm) Irsend(buf []byte, dest, tag int) (*Request, error) {
 }
 
 func (c *Comm) isendMode(op Routine, name string, buf []byte, dest, tag, mode int) (*Request, error) {
-	var req *Request
-	f := func() (err error) { req, err = c.isend(name, buf, dest, tag, mode); return }
 	if b := tracer.Load(); b != nil {
-		return req, b.run(op, c, dest, tag, len(buf), f)
+		return b.runReq(op, c, dest, tag, len(buf), func() (*Request, error) { return c.isend(name, buf, dest, tag, mode) })
 	}
-	return req, f()
+	return c.isend(name, buf, dest, tag, mode)
 }
 
 func (c *Comm) isend(name string, buf []byte, dest, tag, mode int) (*Request, error) {
@@ -100,22 +98,19 @@ func (c *Comm) isend(name string, buf []byte, dest, tag, mode int) (*Request, er
 // Irecv posts a receive and returns its request; buf belongs to gompi until
 // the request completes.
 func (c *Comm) Irecv(buf []byte, src, tag int) (*Request, error) {
-	var req *Request
-	f := func() error {
+	f := func() (*Request, error) {
 		if err := c.checkRecv("Irecv", src, tag); err != nil {
-			return err
+			return nil, err
 		}
 		if src == ProcNull {
-			req = (*Request)(backend.NewDone(c.c, procNullStatus, false))
-		} else {
-			req = (*Request)(c.c.Irecv(buf, src, tag))
+			return (*Request)(backend.NewDone(c.c, procNullStatus, false)), nil
 		}
-		return nil
+		return (*Request)(c.c.Irecv(buf, src, tag)), nil
 	}
 	if b := tracer.Load(); b != nil {
-		return req, b.run(RoutineIrecv, c, src, tag, len(buf), f)
+		return b.runReq(RoutineIrecv, c, src, tag, len(buf), f)
 	}
-	return req, f()
+	return f()
 }
 
 // Sendrecv sends sbuf to dest and receives into rbuf from src at the same
@@ -201,17 +196,24 @@ func (c *Comm) Iprobe(src, tag int) (Status, bool, error) {
 // completes each run; the arguments are fixed once. Repeated exchanges with
 // the same peer and buffer skip per-call setup this way.
 func (c *Comm) SendInit(buf []byte, dest, tag int) (*Request, error) {
-	return c.sendInit("SendInit", buf, dest, tag, backend.ModeStandard)
+	return c.sendInitMode(RoutineSendInit, "SendInit", buf, dest, tag, backend.ModeStandard)
 }
 
 // SsendInit makes a persistent synchronous-mode send.
 func (c *Comm) SsendInit(buf []byte, dest, tag int) (*Request, error) {
-	return c.sendInit("SsendInit", buf, dest, tag, backend.ModeSync)
+	return c.sendInitMode(RoutineSsendInit, "SsendInit", buf, dest, tag, backend.ModeSync)
 }
 
 // RsendInit makes a persistent ready-mode send.
 func (c *Comm) RsendInit(buf []byte, dest, tag int) (*Request, error) {
-	return c.sendInit("RsendInit", buf, dest, tag, backend.ModeReady)
+	return c.sendInitMode(RoutineRsendInit, "RsendInit", buf, dest, tag, backend.ModeReady)
+}
+
+func (c *Comm) sendInitMode(op Routine, name string, buf []byte, dest, tag, mode int) (*Request, error) {
+	if b := tracer.Load(); b != nil {
+		return b.runReq(op, c, dest, tag, len(buf), func() (*Request, error) { return c.sendInit(name, buf, dest, tag, mode) })
+	}
+	return c.sendInit(name, buf, dest, tag, mode)
 }
 
 func (c *Comm) sendInit(name string, buf []byte, dest, tag, mode int) (*Request, error) {
@@ -226,6 +228,13 @@ func (c *Comm) sendInit(name string, buf []byte, dest, tag, mode int) (*Request,
 
 // RecvInit makes a persistent receive (see SendInit).
 func (c *Comm) RecvInit(buf []byte, src, tag int) (*Request, error) {
+	if b := tracer.Load(); b != nil {
+		return b.runReq(RoutineRecvInit, c, src, tag, len(buf), func() (*Request, error) { return c.recvInit(buf, src, tag) })
+	}
+	return c.recvInit(buf, src, tag)
+}
+
+func (c *Comm) recvInit(buf []byte, src, tag int) (*Request, error) {
 	if err := c.checkRecv("RecvInit", src, tag); err != nil {
 		return nil, err
 	}

@@ -46,9 +46,9 @@ func (r *Request) Test() (Status, bool, error) {
 	}
 	if b := tracer.Load(); b != nil {
 		var done bool
-		st, err := b.onRequest(RoutineTest, r, func() (st Status, err error) {
+		st, err := b.onRequestDone(RoutineTest, r, func() (st Status, ok bool, err error) {
 			st, done, err = r.be().Test()
-			return
+			return st, done, err
 		})
 		return st, done, err
 	}
@@ -91,7 +91,7 @@ func (r *Request) Done() bool { return r != nil && r.be().Done() }
 // error joins the errors of the requests that failed.
 func Waitall(reqs []*Request, statuses []Status) error {
 	if b := tracer.Load(); b != nil {
-		_, err := b.overRequests(RoutineWaitall, func() (Status, error) { return base.EmptyStatus, waitall(reqs, statuses) })
+		_, err := b.overRequests(RoutineWaitall, reqs, func() (Status, error) { return base.EmptyStatus, waitall(reqs, statuses) })
 		return err
 	}
 	return waitall(reqs, statuses)
@@ -130,7 +130,7 @@ func waitall(reqs []*Request, statuses []Status) error {
 func Waitany(reqs []*Request) (int, Status, error) {
 	if b := tracer.Load(); b != nil {
 		var i int
-		st, err := b.overRequests(RoutineWaitany, func() (st Status, err error) {
+		st, err := b.overRequests(RoutineWaitany, reqs, func() (st Status, err error) {
 			i, st, err = waitany(reqs)
 			return
 		})
@@ -171,7 +171,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	if b := tracer.Load(); b != nil {
 		var idx []int
 		var sts []Status
-		_, err := b.overRequests(RoutineWaitsome, func() (Status, error) {
+		_, err := b.overRequests(RoutineWaitsome, reqs, func() (Status, error) {
 			var err error
 			idx, sts, err = waitsome(reqs)
 			return base.EmptyStatus, err
@@ -211,7 +211,7 @@ func waitsome(reqs []*Request) ([]int, []Status, error) {
 func Testall(reqs []*Request, statuses []Status) (bool, error) {
 	if b := tracer.Load(); b != nil {
 		var done bool
-		_, err := b.overRequests(RoutineTestall, func() (st Status, err error) {
+		_, err := b.overRequests(RoutineTestall, reqs, func() (st Status, err error) {
 			done, err = testall(reqs, statuses)
 			return base.EmptyStatus, err
 		})
@@ -237,7 +237,7 @@ func Testany(reqs []*Request) (int, Status, bool, error) {
 	if b := tracer.Load(); b != nil {
 		var i int
 		var done bool
-		st, err := b.overRequests(RoutineTestany, func() (st Status, err error) {
+		st, err := b.overRequests(RoutineTestany, reqs, func() (st Status, err error) {
 			i, st, done, err = testany(reqs)
 			return
 		})
@@ -277,7 +277,7 @@ func (r *Request) peek() (Status, bool, error) {
 // Startall starts every persistent request in reqs.
 func Startall(reqs []*Request) error {
 	if b := tracer.Load(); b != nil {
-		_, err := b.overRequests(RoutineStartall, func() (Status, error) { return base.EmptyStatus, startall(reqs) })
+		_, err := b.overRequests(RoutineStartall, reqs, func() (Status, error) { return base.EmptyStatus, startall(reqs) })
 		return err
 	}
 	return startall(reqs)

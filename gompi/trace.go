@@ -73,6 +73,10 @@ const (
 	RoutineIreduceScatterBlock
 	RoutineIscan
 	RoutineIexscan
+	RoutineSendInit
+	RoutineSsendInit
+	RoutineRsendInit
+	RoutineRecvInit
 	routineCount
 )
 
@@ -93,6 +97,7 @@ var opNames = [...]string{
 	RoutineIalltoallv: "Ialltoallv", RoutineIalltoallw: "Ialltoallw", RoutineIreduce: "Ireduce",
 	RoutineIallreduce: "Iallreduce", RoutineIreduceScatter: "Ireduce_scatter",
 	RoutineIreduceScatterBlock: "Ireduce_scatter_block", RoutineIscan: "Iscan", RoutineIexscan: "Iexscan",
+	RoutineSendInit: "Send_init", RoutineSsendInit: "Ssend_init", RoutineRsendInit: "Rsend_init", RoutineRecvInit: "Recv_init",
 }
 
 func (o Routine) String() string {
@@ -105,10 +110,13 @@ func (o Routine) String() string {
 // Event describes one call as it begins.
 type Event struct {
 	Routine Routine
-	Comm    *Comm // nil for calls over several requests (Waitall, ...)
-	Peer    int   // destination, source or root; -1 when none
-	Tag     int   // -1 when none
-	Bytes   int   // bytes sent or the receive buffer's size; -1 when none
+	// Comm is the communicator of the call; for the calls over several
+	// requests (Waitall, ...) that of the first request (the calling rank's),
+	// nil when there is none.
+	Comm  *Comm
+	Peer  int // destination, source or root; -1 when none
+	Tag   int // -1 when none
+	Bytes int // bytes sent or the receive buffer's size; -1 when none
 	// Req is the request a Wait, Test, Start or Cancel is about, so that a
 	// tracer can tie it to the call that made the request. The calls over
 	// several requests (Waitall, Waitany, ...) report each request's
@@ -178,9 +186,41 @@ func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) 
 	return st, err
 }
 
+// onRequestDone runs f, a Test about request r, as routine op; the built-in
+// recorder learns whether the request completed.
+func (b *tracerBox) onRequestDone(op Routine, r *Request, f func() (Status, bool, error)) (Status, error) {
+	c, _ := r.be().Comm().User().(*Comm)
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	st, done, err := f()
+	if rec, ok := b.t.(*recorder); ok && done {
+		rec.completed(tok)
+	}
+	b.t.End(tok, st, err)
+	return st, err
+}
+
+// runReq runs f, a call that makes a request (Isend, Irecv, SendInit,
+// Ibcast...), as routine op; the built-in recorder learns the request.
+func (b *tracerBox) runReq(op Routine, c *Comm, peer, tag, n int, f func() (*Request, error)) (*Request, error) {
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	req, err := f()
+	if rec, ok := b.t.(*recorder); ok && err == nil {
+		rec.made(tok, req)
+	}
+	b.t.End(tok, base.EmptyStatus, err)
+	return req, err
+}
+
 // overRequests runs f as routine op over several requests under the tracer.
-func (b *tracerBox) overRequests(op Routine, f func() (Status, error)) (Status, error) {
-	tok := b.t.Begin(Event{Routine: op, Peer: -1, Tag: -1, Bytes: -1})
+func (b *tracerBox) overRequests(op Routine, reqs []*Request, f func() (Status, error)) (Status, error) {
+	var c *Comm
+	for _, r := range reqs {
+		if r != nil {
+			c, _ = r.be().Comm().User().(*Comm)
+			break
+		}
+	}
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
 	st, err := f()
 	b.t.End(tok, st, err)
 	return st, err

@@ -50,6 +50,9 @@ const (
 	// CPUProfile, when set, makes every rank write a Go CPU profile from Init
 	// to Finalize to this path with ".RANK" appended.
 	CPUProfile = "GOMPI_CPUPROFILE"
+	// Trace, when set, makes every rank record every gompi call into this
+	// directory (one file per rank and a manifest; see package trace).
+	Trace = "GOMPI_TRACE"
 )
 
 // Environment variables of jobs that use TCP (several hosts, or

@@ -16,7 +16,9 @@ import (
 	"strings"
 
 	"github.com/gompi/gompi/hwtopo"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/launcher"
+	"github.com/gompi/gompi/trace"
 	"github.com/spf13/pflag"
 )
 
@@ -50,6 +52,7 @@ func run(args []string) int {
 	agent := fs.String("launch-agent", "ssh", "command that runs a command on a host: HOST and the agent's command follow it")
 	transport := fs.String("transport", "", "auto (shared memory within a host, TCP between hosts) or tcp (TCP everywhere); default: $GOMPI_TRANSPORT, else auto")
 	connectTimeout := fs.Duration("connect-timeout", 0, "bound on each step of connecting: an agent answering, a rank checking in, a connection (default 20s)")
+	traceDir := fs.String("trace", "", "record every gompi call of every rank into DIR: one file per rank and a manifest\n(goexpert timeline DIR -o FILE makes a timeline); ranks started otherwise: set "+jobenv.Trace+"=DIR")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: golaunch -n N [flags] PROGRAM [args...]
@@ -132,6 +135,14 @@ examples:
 		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
 		return 2
 	}
+	if *traceDir != "" {
+		dir, err := trace.CheckDir(*traceDir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "golaunch: --trace: %v\n", err)
+			return 2
+		}
+		extra = append(extra, jobenv.Trace+"="+dir)
+	}
 	topo, err := hwtopo.Discover()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "golaunch: reading the machine's topology: %v\n", err)
@@ -186,7 +197,7 @@ func normalizeArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	takesValue := map[string]bool{"-n": true, "--np": true, "-x": true, "--env": true, "--timeout": true, "-np": true,
 		"-H": true, "--host": true, "--hostfile": true, "--map-by": true, "--launch-agent": true, "--transport": true,
-		"--connect-timeout": true, "--bind-to": true}
+		"--connect-timeout": true, "--bind-to": true, "--trace": true}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		switch {

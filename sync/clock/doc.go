@@ -17,7 +17,12 @@
 // so the error of the kept estimate is at most RTT_min/2, whatever the delays
 // of the two messages were: that is the error bound every algorithm states
 // (Model.Err), and it is a bound, not a statistical guess. An algorithm that
-// chains pairwise steps (ring, tree) adds the bounds along the chain.
+// chains pairwise steps (ring, tree) adds the bounds along the chain, and,
+// since the steps happen at different moments while the clocks drift apart,
+// Options.MaxRate (default 100 ppm) times the time between them. A model
+// without a drift estimate (linear, ring, tree) is exact only at its Ref:
+// Model.ErrAt adds MaxRate per second away from it, so that a benchmark or
+// a trace read long after the sync never states a tighter error than it has.
 //
 // # Algorithms
 //

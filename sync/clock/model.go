@@ -39,15 +39,18 @@ type Epoch struct {
 //	global = local + Offset + Drift·(local − Ref)
 //
 // Offset holds at local time Ref, where its error is at most Err. Models of
-// algorithms without drift have Drift 0; their error grows afterwards by
-// whatever the true drift is times the time elapsed since Ref. A drift model
-// keeps the Epochs of its fit so that ErrAt can bound its error at any time.
+// algorithms without drift have Drift 0; their error grows afterwards by as
+// much as the clocks' rates can differ times the time elapsed since Ref:
+// RateBound is that rate difference (Options.MaxRate), and ErrAt adds it. A
+// drift model keeps the Epochs of its fit so that ErrAt can bound its error
+// at any time.
 type Model struct {
-	Offset float64
-	Drift  float64
-	Ref    float64
-	Err    float64
-	Epochs []Epoch `json:",omitempty"`
+	Offset    float64
+	Drift     float64
+	Ref       float64
+	Err       float64
+	RateBound float64 `json:",omitempty"`
+	Epochs    []Epoch `json:",omitempty"`
 }
 
 // Global returns the global time of a local reading.
@@ -61,15 +64,15 @@ func (m Model) Local(global float64) float64 {
 	return (global - m.Offset + m.Drift*m.Ref) / (1 + m.Drift)
 }
 
-// ErrAt bounds the error of the model's offset at local time t, assuming the
-// true offset is a straight line in time (constant, for a model without
-// drift). For a model fitted through epochs the fitted value at t is a linear
-// combination Σ w_k(t)·o_k of the epochs' offsets, so its error is at most
-// Σ |w_k(t)|·Err_k: that grows as t leaves the span of the epochs. For
-// other models it is Err.
+// ErrAt bounds the error of the model's offset at local time t. For a model
+// fitted through epochs (assuming the true offset is a straight line in
+// time) the fitted value at t is a linear combination Σ w_k(t)·o_k of the
+// epochs' offsets, so its error is at most Σ |w_k(t)|·Err_k: that grows as t
+// leaves the span of the epochs. A model without a drift estimate is off by
+// at most Err at Ref, and by RateBound more per second away from it.
 func (m Model) ErrAt(t float64) float64 {
 	if len(m.Epochs) < 2 {
-		return m.Err
+		return m.Err + m.RateBound*math.Abs(t-m.Ref)
 	}
 	w := fitWeights(m.Epochs, t)
 	b := 0.0

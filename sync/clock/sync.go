@@ -36,6 +36,15 @@ type Options struct {
 	// and the pause between them (defaults 5 and 20 ms).
 	Epochs   int
 	EpochGap time.Duration
+	// MaxRate bounds how much the rates of any two ranks' clocks differ, as
+	// a fraction (1e-6 is 1 ppm; default 100 ppm, beyond what crystals
+	// between hosts show; negative: the clocks run at one rate, as ranks of
+	// one host reading one clock do). The algorithms that do not estimate
+	// drift need it for honest bounds: a chain of pairwise steps taken at
+	// different moments (ring, tree) adds MaxRate times the time between
+	// them, and every such model's error grows by MaxRate per second after
+	// it was made (Model.ErrAt).
+	MaxRate float64
 }
 
 // Defaults.
@@ -45,6 +54,7 @@ const (
 	DefaultMaxExchanges = 10000
 	DefaultEpochs       = 5
 	DefaultEpochGap     = 20 * time.Millisecond
+	DefaultMaxRate      = 100e-6
 )
 
 // WithDefaults returns o with every zero field set to its default.
@@ -64,6 +74,9 @@ func (o Options) WithDefaults() Options {
 	if o.EpochGap <= 0 {
 		o.EpochGap = DefaultEpochGap
 	}
+	if o.MaxRate == 0 {
+		o.MaxRate = DefaultMaxRate
+	}
 	return o
 }
 
@@ -78,11 +91,11 @@ type Algorithm struct {
 
 var algorithms = []Algorithm{
 	{Name: "linear", Summary: "rank 0 syncs with ranks 1, 2, …, n−1 in turn",
-		Cost: "(n−1)·T_sync", Bound: "RTT_min/2 of the rank's own step", run: linear},
+		Cost: "(n−1)·T_sync", Bound: "RTT_min/2 of the rank's own step (all: + MaxRate·|t − Ref| afterwards)", run: linear},
 	{Name: "ring", Summary: "rank i syncs with rank i−1; rank 0 sums the offsets along the ring (Gather, Scatter)",
-		Cost: "3·T_sync + Gather + Scatter", Bound: "sum of RTT_min/2 of steps 1..i", run: ring},
+		Cost: "3·T_sync + Gather + Scatter", Bound: "sum of RTT_min/2 of steps 1..i, plus MaxRate times each step's distance in time from step i", run: ring},
 	{Name: "tree", Summary: "binomial tree: in round r rank i < 2^r serves rank i+2^r with its global time",
-		Cost: "⌈log₂n⌉·T_sync", Bound: "sum of RTT_min/2 along the path to rank 0 (≤ ⌈log₂n⌉ steps)", run: tree},
+		Cost: "⌈log₂n⌉·T_sync", Bound: "RTT_min/2 plus the parent's bound at the moment it served (≤ ⌈log₂n⌉ steps)", run: tree},
 	{Name: "drift", Summary: "linear, repeated over epochs; a weighted line o(t) = a + b·t fitted through them",
 		Cost: "epochs·(n−1)·T_sync + pauses", Bound: "Σ|w_k(t)|·RTT_k/2 of the fit (grows outside the epochs)", run: drift},
 }
@@ -148,8 +161,8 @@ func Sync(c *gompi.Comm, local Source, o Options) (*Global, error) {
 		m = Model{} // the identity: rank 0's clock is the global time
 	}
 	info := Info{Algorithm: alg.Name, Ranks: d.Size()}
-	const w = 7
-	mine := []float64{m.Offset, m.Drift, m.Ref, m.Err, float64(s.exchanges), s.closure, s.closureErr}
+	const w = 8
+	mine := []float64{m.Offset, m.Drift, m.Ref, m.Err, float64(s.exchanges), s.closure, s.closureErr, m.RateBound}
 	all := make([]float64, w*d.Size())
 	if err := gompi.Allgather(d, mine, all); err != nil {
 		return nil, err
@@ -157,7 +170,7 @@ func Sync(c *gompi.Comm, local Source, o Options) (*Global, error) {
 	info.Duration = time.Since(start)
 	for r := 0; r < d.Size(); r++ {
 		v := all[r*w:]
-		info.Models = append(info.Models, Model{Offset: v[0], Drift: v[1], Ref: v[2], Err: v[3]})
+		info.Models = append(info.Models, Model{Offset: v[0], Drift: v[1], Ref: v[2], Err: v[3], RateBound: v[7]})
 		info.Exchanges += int(v[4])
 	}
 	info.RingClosure, info.RingClosureErr = all[5], all[6]
@@ -175,8 +188,12 @@ func linear(s *session) (Model, error) {
 		return Model{}, nil
 	}
 	smp, err := s.pair(0, true, s.local)
-	return Model{Offset: smp.Offset, Ref: smp.Local, Err: smp.Err}, err
+	return Model{Offset: smp.Offset, Ref: smp.Local, Err: smp.Err, RateBound: s.rate()}, err
 }
+
+// rate is the rate difference the bounds allow for (0 when the clocks are
+// said to run at one rate).
+func (s *session) rate() float64 { return math.Max(s.o.MaxRate, 0) }
 
 // ring: every rank i syncs with i−1 (odd i first, then even i, in parallel),
 // rank 0 with n−1 to close the ring; rank 0 sums and scatters.
@@ -202,30 +219,46 @@ func ring(s *session) (Model, error) {
 			own = smp
 		}
 	}
-	send := []float64{own.Offset, own.Err}
+	send := []float64{own.Offset, own.Err, own.Local}
 	var all []float64
 	if me == 0 {
-		all = make([]float64, 2*n)
+		all = make([]float64, 3*n)
 	}
 	if err := gompi.Gather(s.c, send, all, 0); err != nil {
 		return Model{}, err
 	}
 	var out []float64
 	if me == 0 {
+		// Rank i's offset is the sum of the steps 1..i, each measured at its
+		// own moment; while the steps happened one after another, the
+		// offsets they measured moved by up to MaxRate per second. The
+		// moments on rank 0's clock: each step's local time plus the offset
+		// of its rank.
 		out = make([]float64, 2*n)
+		at := make([]float64, n)
 		var sum, sumErr float64
 		for i := 1; i < n; i++ {
-			sum += all[2*i]
-			sumErr += all[2*i+1]
+			sum += all[3*i]
+			sumErr += all[3*i+1]
+			at[i] = all[3*i+2] + sum
 			out[2*i], out[2*i+1] = sum, sumErr
 		}
+		at[0] = all[2]
+		for i := 1; i < n; i++ {
+			for j := 1; j < i; j++ {
+				out[2*i+1] += s.rate() * math.Abs(at[j]-at[i])
+			}
+		}
 		s.closure, s.closureErr = sum+all[0], sumErr+all[1]
+		for j := 1; j < n; j++ {
+			s.closureErr += s.rate() * math.Abs(at[j]-at[0])
+		}
 	}
 	res := make([]float64, 2)
 	if err := gompi.Scatter(s.c, out, res, 0); err != nil {
 		return Model{}, err
 	}
-	return Model{Offset: res[0], Ref: own.Local, Err: res[1]}, nil
+	return Model{Offset: res[0], Ref: own.Local, Err: res[1], RateBound: s.rate()}, nil
 }
 
 // tree: in the round with step 2^r, every rank i < 2^r that knows the global
@@ -241,7 +274,10 @@ func tree(s *session) (Model, error) {
 			if _, err := s.pair(me+step, false, g); err != nil {
 				return m, err
 			}
-			if err := sendFloats(s.c, me+step, tagResult, m.Err); err != nil {
+			// The child read our global clock during the step, which ended
+			// now: our bound then was at most our bound now (it only grows
+			// with the time since our own step).
+			if err := sendFloats(s.c, me+step, tagResult, m.ErrAt(s.local.Now())); err != nil {
 				return m, err
 			}
 		case me >= step && me < 2*step:
@@ -253,7 +289,7 @@ func tree(s *session) (Model, error) {
 			if err := recvFloats(s.c, me-step, tagResult, parent); err != nil {
 				return m, err
 			}
-			m = Model{Offset: smp.Offset, Ref: smp.Local, Err: smp.Err + parent[0]}
+			m = Model{Offset: smp.Offset, Ref: smp.Local, Err: smp.Err + parent[0], RateBound: s.rate()}
 		}
 	}
 	return m, nil

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package gompi
+
+import "runtime"
+
+// callers fills pcs with the return addresses of the calling goroutine's
+// frames, starting with the caller of callers' caller (see callers_amd64.go).
+func callers(pcs []uintptr) int { return runtime.Callers(3, pcs) }

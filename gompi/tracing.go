@@ -1,0 +1,345 @@
+package gompi
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gompi/gompi/gompi/internal/backend"
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/jobenv"
+	"github.com/gompi/gompi/rdtsc"
+	"github.com/gompi/gompi/sync/clock/pingpong"
+	"github.com/gompi/gompi/trace"
+)
+
+// The built-in recorder: with GOMPI_TRACE=DIR (golaunch --trace DIR) every
+// rank writes DIR/rank-NNNNN.gtr through package trace. It is an ordinary
+// Tracer attached with SetTracer; this file adapts Events to trace.Records
+// (world ranks, communicator ids, request ids, call sites).
+
+// recorder is the process's Tracer while tracing is on. Ranks of one process
+// (Run) share it; each has its own trace.Writer.
+type recorder struct {
+	dir     string
+	clk     rdtsc.Clock
+	strs    *trace.Strings
+	sites   siteCache
+	mu      sync.Mutex
+	writers atomic.Pointer[[]*rankWriter] // copy on write; index in a token
+}
+
+// rankWriter is one rank's file, and what End needs of each open call.
+type rankWriter struct {
+	w     *trace.Writer
+	comms []*Comm // by slot: the communicator of the open call (status sources)
+	index uint32
+	rank  int
+	world *Comm
+	host  string
+}
+
+var (
+	recMu  sync.Mutex
+	theRec *recorder
+)
+
+// traceStart switches tracing on for the rank of world if GOMPI_TRACE is
+// set: it makes the process's recorder (once), opens the rank's file and
+// measures the rank's clock against rank 0's.
+//
+// host is the host name the launcher gave ("" for none): Init holds the
+// lock Host takes.
+func traceStart(r *rank, host string) error {
+	dir := os.Getenv(jobenv.Trace)
+	if dir == "" {
+		return nil
+	}
+	rec, err := theRecorder(dir)
+	if err != nil {
+		return err
+	}
+	world := r.world
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	info := map[string]string{"host": host, "clock": rec.clk.Name(), "backend": backend.Name,
+		"command": strings.Join(os.Args, " "), "start": time.Now().UTC().Format(time.RFC3339Nano)}
+	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, opNames[:], rec.strs, trace.WriterOptions{})
+	if err != nil {
+		return base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
+	}
+	rw := &rankWriter{w: w, comms: make([]*Comm, 1024), rank: world.Rank(), world: world, host: host}
+	rec.mu.Lock()
+	old := rec.writers.Load()
+	var ws []*rankWriter
+	if old != nil {
+		ws = append(ws, *old...)
+	}
+	rw.index = uint32(len(ws))
+	ws = append(ws, rw)
+	rec.writers.Store(&ws)
+	rec.mu.Unlock()
+	r.trace = rw
+	rec.syncClock(rw, "init")
+	SetTracer(rec)
+	return nil
+}
+
+// traceStop measures the clock again, closes the rank's file and, on rank
+// 0, writes the job's manifest.
+func traceStop(r *rank) error {
+	rw := r.trace
+	if rw == nil {
+		return nil
+	}
+	rec := theRec
+	hosts := rec.syncClock(rw, "finalize")
+	err := rw.w.Close()
+	if rw.rank == 0 {
+		m := trace.Manifest{Ranks: rw.world.Size(), Hosts: hosts, Clock: rec.clk.Name(), Start: time.Now().UTC(),
+			Command: os.Args, Backend: backend.Name}
+		if merr := trace.WriteManifest(rec.dir, m); err == nil {
+			err = merr
+		}
+	}
+	if err != nil {
+		return base.New("Finalize", base.ErrArg, err.Error(), "check the trace directory "+rec.dir)
+	}
+	return nil
+}
+
+func theRecorder(dir string) (*recorder, error) {
+	recMu.Lock()
+	defer recMu.Unlock()
+	if theRec != nil && theRec.dir == dir {
+		return theRec, nil
+	}
+	if _, err := trace.CheckDir(dir); err != nil {
+		return nil, base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
+	}
+	theRec = &recorder{dir: dir, clk: traceClock(), strs: trace.NewStrings()}
+	return theRec, nil
+}
+
+// traceClock is the fast clock of the timestamps: the TSC where it can be
+// trusted, else the monotonic clock.
+func traceClock() rdtsc.Clock {
+	if rdtsc.CheckTrust(0).OK() {
+		if c, err := rdtsc.TSC(); err == nil {
+			return c
+		}
+	}
+	return rdtsc.Monotonic()
+}
+
+func (rec *recorder) now() int64 { return int64(rec.clk.Now() * 1e9) }
+
+// syncClock measures every rank's offset to rank 0 (rank 0 serves ranks 1,
+// 2, … in turn, the linear algorithm of package sync/clock) over a duplicate
+// of the world that is not traced, and records it. It also gathers the host
+// names on rank 0, which it returns there.
+func (rec *recorder) syncClock(rw *rankWriter, phase string) []string {
+	c := rw.world.c
+	d, err := c.Dup()
+	if err != nil {
+		return nil
+	}
+	defer d.Free()
+	l := engineLink{d}
+	clk := nanoClock{rec}
+	rule := pingpong.Rule{StopAfter: 50, MaxExchanges: 2000}
+	var hosts []string
+	if d.Rank() == 0 {
+		hosts = append(hosts, rw.host)
+		rw.w.Clock(trace.ClockSample{Phase: phase, Local: rec.now()})
+		for i := 1; i < d.Size(); i++ {
+			if pingpong.Server(l, i, clk) != nil {
+				return nil
+			}
+			b := make([]byte, 256)
+			st, err := d.Recv(b, i, 3)
+			if err != nil {
+				return nil
+			}
+			hosts = append(hosts, string(b[:st.Count]))
+		}
+		return hosts
+	}
+	s, err := pingpong.Client(l, 0, clk, rule)
+	if err != nil {
+		return nil
+	}
+	rw.w.Clock(trace.ClockSample{Phase: phase, Local: int64(s.Local), Offset: s.Offset, Err: s.Err})
+	_ = d.Send([]byte(rw.host), 0, 3, backend.ModeStandard)
+	return nil
+}
+
+// nanoClock reads the recorder's clock in nanoseconds, the unit of records.
+type nanoClock struct{ rec *recorder }
+
+func (c nanoClock) Now() float64 { return c.rec.clk.Now() * 1e9 }
+
+// engineLink runs the clock exchange on the engine, below the tracer.
+type engineLink struct{ c *backend.Comm }
+
+func (l engineLink) Send(b []byte, peer, tag int) error {
+	return l.c.Send(b, peer, tag, backend.ModeStandard)
+}
+
+func (l engineLink) Recv(b []byte, peer, tag int) error {
+	_, err := l.c.Recv(b, peer, tag)
+	return err
+}
+
+// Begin opens a record for the call: who, with whom, where from, when.
+func (rec *recorder) Begin(ev Event) uint64 {
+	c := ev.Comm
+	if c == nil || c.r.trace == nil {
+		return 0
+	}
+	rw := c.r.trace
+	slot, r := rw.w.Begin()
+	if slot == 0 {
+		return 0
+	}
+	rw.comms[slot-1] = c
+	*r = trace.Record{Routine: uint8(ev.Routine), Comm: c.tid, Peer: peerOf(c, ev.Peer, ev.Routine),
+		Tag: int32(ev.Tag), Bytes: int64(ev.Bytes), StSource: trace.PeerNone, StTag: trace.TagAny}
+	if ev.Req != nil {
+		r.Req = reqID(ev.Req)
+	}
+	r.Site = rec.sites.site(rec.strs)
+	r.Start = rec.now()
+	return uint64(rw.index)<<32 | uint64(slot)
+}
+
+// End closes the record: end time, error, status of a receive.
+func (rec *recorder) End(tok uint64, st Status, err error) {
+	if tok == 0 {
+		return
+	}
+	end := rec.now()
+	rw := (*rec.writers.Load())[tok>>32]
+	slot := uint32(tok)
+	r := rw.w.Slot(slot)
+	r.End = end
+	if err != nil {
+		r.Flags |= trace.FlagError
+	}
+	if st.Cancelled {
+		r.Flags |= trace.FlagCancelled
+	}
+	if st.Source >= 0 {
+		c := rw.comms[slot-1]
+		r.StSource, r.StTag, r.StCount = int32(c.WorldRank(st.Source)), int32(st.Tag), int64(st.Count)
+	} else if st.Source == ProcNull {
+		r.StSource = trace.PeerNull // no message (ProcNull, or not a receive)
+	}
+	rw.comms[slot-1] = nil
+	rw.w.Commit(slot)
+}
+
+// made tells the record of a nonblocking call which request it made.
+func (rec *recorder) made(tok uint64, req *Request) {
+	if tok == 0 || req == nil {
+		return
+	}
+	rw := (*rec.writers.Load())[tok>>32]
+	rw.w.Slot(uint32(tok)).Req = reqID(req)
+}
+
+// completed marks a Test's record: the request completed in it.
+func (rec *recorder) completed(tok uint64) {
+	if tok == 0 {
+		return
+	}
+	rw := (*rec.writers.Load())[tok>>32]
+	rw.w.Slot(uint32(tok)).Flags |= trace.FlagCompleted
+}
+
+// reqID names a request for the trace: its address, unique while the
+// request is in use (a request reused later is a new post in the trace).
+func reqID(r *Request) uint64 { return uint64(uintptr(unsafe.Pointer(r))) }
+
+// peerOf converts a rank of c to a world rank (wildcards and ProcNull to the
+// trace's special values).
+func peerOf(c *Comm, peer int, op Routine) int32 {
+	switch {
+	case peer >= 0 && peer < c.Size():
+		return int32(c.WorldRank(peer))
+	case peer == AnySource && isReceive(op):
+		return trace.PeerAny
+	case peer == ProcNull:
+		return trace.PeerNull
+	}
+	return trace.PeerNone
+}
+
+func isReceive(op Routine) bool {
+	switch op {
+	case RoutineRecv, RoutineIrecv, RoutineProbe, RoutineIprobe, RoutineRecvInit, RoutineSendrecv:
+		return true
+	}
+	return false
+}
+
+// siteCache resolves program counters to call sites once each: a
+// direct-mapped table read without locks; a miss resolves the PC (its
+// inlined frames too) and interns "function file:line" of the first frame
+// outside gompi.
+type siteCache struct {
+	tab [4096]atomic.Pointer[siteEntry]
+}
+
+type siteEntry struct {
+	pc       uintptr
+	id       uint32 // string id of the site; 0 when every frame is gompi's own
+	internal bool
+}
+
+func (sc *siteCache) site(strs *trace.Strings) uint32 {
+	var pcs [12]uintptr
+	n := callers(pcs[:]) // from Begin's caller up
+	for _, pc := range pcs[:n] {
+		e := sc.tab[(pc>>2)%uintptr(len(sc.tab))].Load()
+		if e == nil || e.pc != pc {
+			e = resolveSite(pc, strs)
+			sc.tab[(pc>>2)%uintptr(len(sc.tab))].Store(e)
+		}
+		if !e.internal {
+			return e.id
+		}
+	}
+	return 0
+}
+
+func resolveSite(pc uintptr, strs *trace.Strings) *siteEntry {
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for {
+		f, more := frames.Next()
+		if f.Function != "" && !internalFrame(f.Function) {
+			return &siteEntry{pc: pc, id: strs.ID(fmt.Sprintf("%s %s:%d", f.Function, f.File, f.Line))}
+		}
+		if !more {
+			return &siteEntry{pc: pc, internal: true}
+		}
+	}
+}
+
+// internalFrame: frames of gompi itself, its engine, its collectives and
+// the Go runtime are not call sites.
+func internalFrame(fn string) bool {
+	for _, p := range []string{"github.com/gompi/gompi/gompi.", "github.com/gompi/gompi/gompi/internal/",
+		"github.com/gompi/gompi/coll.", "github.com/gompi/gompi/coll/", "runtime."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
