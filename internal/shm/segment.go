@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -272,20 +273,36 @@ func (s *Segment) SetState(r int, st uint32) {
 // Abort records that the job is aborting, with the rank that asked and its
 // exit code, and wakes everyone. Only the first call counts.
 func (s *Segment) Abort(rank, code int) {
-	if atomic.CompareAndSwapUint32(&s.hdr.aborted, 0, 1) {
-		s.hdr.abortRank = int32(rank)
-		s.hdr.abortCode = int32(code)
+	// The word goes 0 → 2 (claimed) → 1 (rank and code written), so that
+	// nobody reads the code before it is there.
+	if atomic.CompareAndSwapUint32(&s.hdr.aborted, 0, 2) {
+		atomic.StoreInt32(&s.hdr.abortRank, int32(rank))
+		atomic.StoreInt32(&s.hdr.abortCode, int32(code))
+		atomic.StoreUint32(&s.hdr.aborted, 1)
+		futexWake(&s.hdr.aborted)
 	}
 	s.WakeAll()
 }
 
 // Aborted reports whether Abort was called, and by whom with which code.
 func (s *Segment) Aborted() (rank, code int, ok bool) {
-	if atomic.LoadUint32(&s.hdr.aborted) == 0 {
+	if atomic.LoadUint32(&s.hdr.aborted) != 1 {
 		return -1, 0, false
 	}
-	return int(s.hdr.abortRank), int(s.hdr.abortCode), true
+	return int(atomic.LoadInt32(&s.hdr.abortRank)), int(atomic.LoadInt32(&s.hdr.abortCode)), true
 }
+
+// WaitAbort sleeps until Abort is called (in any process of the segment),
+// WakeAbortWaiters is, or d passes, and reports as Aborted.
+func (s *Segment) WaitAbort(d time.Duration) (rank, code int, ok bool) {
+	if atomic.LoadUint32(&s.hdr.aborted) == 0 {
+		futexWait(&s.hdr.aborted, 0, d)
+	}
+	return s.Aborted()
+}
+
+// WakeAbortWaiters wakes every WaitAbort on the segment, in every process.
+func (s *Segment) WakeAbortWaiters() { futexWake(&s.hdr.aborted) }
 
 // WakeAll rings every rank's doorbell.
 func (s *Segment) WakeAll() {

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/internal/jobenv"
@@ -43,20 +42,21 @@ import (
 // A secret derived from the job and step ids would be known to every user
 // of the cluster.
 //
-// Abort: the aborting rank marks the segment, asks Slurm to cancel the
-// step (PMI-2 abort) and exits with its code. Slurm then sends SIGTERM to
-// every task; a rank of the aborting rank's node that sees the segment's
-// abort mark exits with the same code, so that srun reports it. Ranks on
-// other nodes end by the signal (srun then reports 143, as for any
-// cancelled step).
+// Abort: the aborting rank marks the segment; the ranks of its node see
+// the mark and exit with its code; then it asks Slurm to cancel the step
+// (PMI-2 abort) and exits with its code. srun reports that code when the
+// step ran on one node; on several, the ranks elsewhere are killed by Slurm
+// and srun reports the signal (137), as for any cancelled step.
 
 // pmi is the PMI-2 session of this process; nil unless it was started
 // through PMI-2.
 var pmi struct {
 	sync.Mutex
-	cl    *pmi2.Client
-	segFD *os.File // the node's first rank: its segment, kept open for the others to open
-	rank  int
+	cl        *pmi2.Client
+	segFD     *os.File // the node's first rank: its segment, kept open for the others to open
+	proc      *Proc
+	stopWatch atomic.Bool
+	watchDone chan struct{} // closed when the abort watcher returns
 }
 
 const (
@@ -81,7 +81,7 @@ func pmiJob() (job jobenv.Job, ok bool, err error) {
 		return job, true, fmt.Errorf("gompi: started with a PMI-2 environment (%s is set) but cannot speak to its server: %w", pmi2.EnvFD, err)
 	}
 	pmi.Lock()
-	pmi.cl, pmi.rank = cl, cl.Rank
+	pmi.cl = cl
 	pmi.Unlock()
 	job, err = pmiExchange(cl)
 	if err != nil {
@@ -249,37 +249,53 @@ func pmiSegment(cl *pmi2.Client, job jobenv.Job) (int, error) {
 	return fd, nil
 }
 
-// pmiStarted runs once the Proc exists: it makes SIGTERM (Slurm cancelling
-// the step after an abort) end this rank with the abort's code.
+// pmiStarted runs once the Proc exists. Slurm's answer to a PMI-2 abort
+// is to kill the step's tasks (SIGKILL before Slurm 26.05), which srun
+// reports as 137 whatever the code; so the ranks of the aborting rank's node
+// end first, with its code: each watches the segment's abort word and exits
+// when it is set.
 func pmiStarted(p *Proc) {
 	pmi.Lock()
-	on := pmi.cl != nil
-	pmi.Unlock()
-	if !on {
+	defer pmi.Unlock()
+	if pmi.cl == nil {
 		return
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM)
+	pmi.proc = p
+	pmi.watchDone = make(chan struct{})
 	go func() {
-		<-sigs
-		if _, code, ok := p.seg.Aborted(); ok {
-			os.Exit(code)
+		defer close(pmi.watchDone)
+		for !pmi.stopWatch.Load() {
+			if rank, code, ok := p.seg.WaitAbort(time.Hour); ok {
+				if rank != p.rank {
+					p.seg.SetState(p.local, shm.StateDead)
+					os.Exit(code)
+				}
+				return
+			}
 		}
-		signal.Reset(syscall.SIGTERM)
-		unix.Kill(os.Getpid(), unix.SIGTERM)
 	}()
 }
 
-// pmiAbort asks the PMI server to cancel the whole step; the caller exits
-// with its code next.
+// pmiAbort runs after this rank marked the segment aborted: it waits
+// (briefly) for the other ranks of the node to exit with the code, then asks
+// the PMI server to cancel the whole step. The caller exits with the code
+// next.
 func pmiAbort(rank, code int) {
 	pmi.Lock()
-	cl := pmi.cl
+	cl, p := pmi.cl, pmi.proc
 	pmi.Unlock()
 	if cl == nil {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "gompi: rank %d called Abort(%d): cancelling the step\n", rank, code)
+	if p != nil {
+		deadline := time.Now().Add(time.Second)
+		for l := 0; l < p.seg.Layout().NRanks; l++ {
+			for l != p.local && p.seg.State(l) == shm.StateRunning && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
 	cl.Abort(fmt.Sprintf("rank %d called Abort(%d)", rank, code))
 }
 
@@ -296,12 +312,25 @@ func pmiFailed(err error) {
 	cl.Abort(err.Error())
 }
 
-// pmiFinalize ends the PMI-2 session at Close.
+// pmiFinalize ends the PMI-2 session at Close, before the segment is
+// unmapped: the abort watcher sleeps on it.
 func pmiFinalize() {
 	pmi.Lock()
 	defer pmi.Unlock()
 	if pmi.cl == nil {
 		return
+	}
+	if pmi.proc != nil {
+		pmi.stopWatch.Store(true)
+		for {
+			pmi.proc.seg.WakeAbortWaiters()
+			select {
+			case <-pmi.watchDone:
+			case <-time.After(10 * time.Millisecond):
+				continue
+			}
+			break
+		}
 	}
 	pmi.cl.Finalize()
 	pmi.cl = nil

@@ -139,8 +139,8 @@ func (p *Proc) Close() {
 		p.net.close(true)
 	}
 	p.Finalize(shm.StateFinalized)
-	p.seg.Close()
 	pmiFinalize()
+	p.seg.Close()
 }
 
 // RankFailure is the error of one rank of an in-process run.
