@@ -127,6 +127,20 @@ func TestPMIRing(t *testing.T) {
 	assertNoSegments(t)
 }
 
+// Ranks that end at once: the node's first rank, through which the others
+// open the segment, must not be gone before they have.
+func TestPMIQuickExit(t *testing.T) {
+	st := fakeSrun(t, 8, oneNode, filepath.Join(bin, "hello"))
+	for r, c := range st.codes {
+		if c != 0 {
+			t.Fatalf("rank %d exited %d; stderr:\n%s", r, c, st.stderr())
+		}
+	}
+	if n := strings.Count(st.stdout(), "of 8 on"); n != 8 {
+		t.Errorf("%d ranks said hello:\n%s", n, st.stdout())
+	}
+}
+
 // Ranks on two nodes: shared memory within a node, TCP between nodes, and
 // the ranks of a node in Slurm's local order.
 func TestPMITwoNodes(t *testing.T) {

@@ -334,3 +334,98 @@ func (cl *cluster) killOne(t *testing.T, kill func(ps []int), name string, args 
 	t.Logf("the step ended %v after the kill, exit %d", time.Since(killed).Round(time.Millisecond), code)
 	return code, errb.String(), ps
 }
+
+// TestSlurmLaunchTime measures how long a job of 8 ranks of examples/hello
+// takes from command to exit, under srun --mpi=pmi2, under golaunch inside
+// salloc, under golaunch alone, and (Open MPI's path under Slurm) the same
+// program built with -tags mpi under srun --mpi=pmix. It runs only with
+// GOMPI_SLURM_LAUNCH_TIME=REPS set, and prints the medians of REPS runs of
+// each, interleaved (docs/SLURM.md quotes it).
+func TestSlurmLaunchTime(t *testing.T) {
+	reps := 0
+	fmt.Sscan(os.Getenv("GOMPI_SLURM_LAUNCH_TIME"), &reps)
+	if reps <= 0 {
+		t.Skip("set GOMPI_SLURM_LAUNCH_TIME=REPS to measure launch times under Slurm")
+	}
+	cl := startCluster(t)
+	mpiHello := filepath.Join(bin, "hello-mpi")
+	if out, err := exec.Command("go", "build", "-tags", "mpi", "-o", mpiHello, "../examples/hello").CombinedOutput(); err != nil {
+		t.Fatalf("building hello with -tags mpi: %v\n%s", err, out)
+	}
+	hello := filepath.Join(bin, "hello")
+	ways := []struct {
+		name string
+		argv []string
+	}{
+		{"srun -n 8 true (Slurm's own floor)", []string{"srun", "--overcommit", "-n", "8", "true"}},
+		{"srun --mpi=pmi2 -n 8 hello", []string{"srun", "--mpi=pmi2", "--overcommit", "-n", "8", hello}},
+		{"salloc -n 8 golaunch hello", []string{"salloc", "-n", "8", "--overcommit", filepath.Join(bin, "golaunch"), hello}},
+		{"golaunch -n 8 hello (no Slurm)", []string{filepath.Join(bin, "golaunch"), "-n", "8", hello}},
+		{"srun --mpi=pmix -n 8 hello-mpi (Open MPI)", []string{"srun", "--mpi=pmix", "--overcommit", "-n", "8", mpiHello}},
+	}
+	times := make([][]time.Duration, len(ways))
+	for range reps {
+		for i, w := range ways {
+			r := cl.run(t, w.argv[0], w.argv[1:]...)
+			if r.code != 0 || (w.argv[len(w.argv)-1] != "true" && strings.Count(r.stdout, "of 8 on") != 8) {
+				t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", w.name, r.code, r.stdout, r.stderr)
+			}
+			times[i] = append(times[i], r.took)
+		}
+	}
+	fmt.Println("each a job of its own (allocation included):")
+	for i, w := range ways {
+		printMedian(w.name, times[i])
+	}
+
+	// The same inside one allocation: the launch alone, without the
+	// scheduler's share.
+	inside := []struct{ name, cmd string }{
+		{"srun -n 8 true (Slurm's own floor)", "srun --overcommit -n 8 true"},
+		{"srun --mpi=pmi2 -n 8 hello", "srun --mpi=pmi2 --overcommit -n 8 " + hello},
+		{"golaunch hello (agent through srun)", filepath.Join(bin, "golaunch") + " " + hello},
+		{"srun --mpi=pmix -n 8 hello-mpi (Open MPI)", "srun --mpi=pmix --overcommit -n 8 " + mpiHello},
+	}
+	var script strings.Builder
+	fmt.Fprintf(&script, "for i in $(seq %d); do\n", reps)
+	for i, w := range inside {
+		fmt.Fprintf(&script, "s=$(date +%%s%%N); %s >/dev/null || exit 1; echo %d $(( ($(date +%%s%%N) - s) / 1000 ))\n", w.cmd, i)
+	}
+	script.WriteString("done\n")
+	r := cl.run(t, "salloc", "-n", "8", "--overcommit", "bash", "-c", script.String())
+	if r.code != 0 {
+		t.Fatalf("inside one allocation: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	in := make([][]time.Duration, len(inside))
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var i int
+		var us int64
+		if n, _ := fmt.Sscan(line, &i, &us); n == 2 && i >= 0 && i < len(inside) {
+			in[i] = append(in[i], time.Duration(us)*time.Microsecond)
+		}
+	}
+	fmt.Println("inside one allocation (salloc -n 8):")
+	for i, w := range inside {
+		printMedian(w.name, in[i])
+	}
+}
+
+func printMedian(name string, ts []time.Duration) {
+	if len(ts) == 0 {
+		fmt.Printf("  %-42s no runs\n", name)
+		return
+	}
+	sortDurations(ts)
+	fmt.Printf("  %-42s median %6.0f ms  (min %5.0f, max %5.0f; %d runs)\n", name,
+		ms(ts[len(ts)/2]), ms(ts[0]), ms(ts[len(ts)-1]), len(ts))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func sortDurations(ts []time.Duration) {
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j] < ts[j-1]; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+}

@@ -335,6 +335,17 @@ func pmiFinalize() {
 	pmi.cl.Finalize()
 	pmi.cl = nil
 	if pmi.segFD != nil {
+		// The others of the node open the segment through this process:
+		// it stays until each has (its pid is in the segment), or until
+		// they are given up on.
+		if p := pmi.proc; p != nil {
+			deadline := time.Now().Add(jobenv.DefaultConnectTimeout)
+			for l := 0; l < p.seg.Layout().NRanks; l++ {
+				for p.seg.PID(l) == 0 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}
 		pmi.segFD.Close()
 	}
 }
