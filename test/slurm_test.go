@@ -76,6 +76,17 @@ func TestSlurm(t *testing.T) {
 		}
 	})
 
+	// Without PMI-2 each task would be a world of one: an error that says
+	// what to run instead.
+	t.Run("srun without pmi2", func(t *testing.T) {
+		for _, mpi := range []string{"--mpi=none", "--mpi=pmix"} {
+			r := cl.run(t, "srun", mpi, "--overcommit", "-n", "2", filepath.Join(bin, "hello"))
+			if r.code == 0 || !strings.Contains(r.stderr, "srun --mpi=pmi2") {
+				t.Errorf("srun %s: exit %d\nstdout: %s\nstderr: %s", mpi, r.code, r.stdout, r.stderr)
+			}
+		}
+	})
+
 	t.Run("abort", func(t *testing.T) {
 		r := cl.run(t, "srun", "--mpi=pmi2", "--overcommit", "-n", "3", filepath.Join(bin, "rankprog"), "--mode", "abort", "--arg", "2")
 		if r.code != 5 || !strings.Contains(r.stderr, "rank 2 called Abort(5)") {
@@ -91,6 +102,18 @@ func TestSlurm(t *testing.T) {
 		code, stderr, ps := cl.killOne(t, func(ps []int) { syscall.Kill(ps[1], syscall.SIGKILL) },
 			"srun", "--mpi=pmi2", "--overcommit", "-K", "-n", "4", filepath.Join(bin, "rankprog"), "--mode", "hang")
 		if code == 0 || !strings.Contains(stderr, "Killed") {
+			t.Errorf("srun exited %d after a rank was killed\nstderr: %s", code, stderr)
+		}
+		assertGone(t, ps)
+		assertNoSegments(t)
+	})
+
+	// Without --kill-on-bad-exit: the killed rank's peers on its node see
+	// it gone (it is marked dead in the segment), fail, and the step ends.
+	t.Run("killed rank without -K", func(t *testing.T) {
+		code, stderr, ps := cl.killOne(t, func(ps []int) { syscall.Kill(ps[2], syscall.SIGKILL) },
+			"srun", "--mpi=pmi2", "--overcommit", "-n", "4", filepath.Join(bin, "rankprog"), "--mode", "forever")
+		if code == 0 || !strings.Contains(stderr, "peer lost") {
 			t.Errorf("srun exited %d after a rank was killed\nstderr: %s", code, stderr)
 		}
 		assertGone(t, ps)

@@ -57,6 +57,8 @@ var pmi struct {
 	proc      *Proc
 	stopWatch atomic.Bool
 	watchDone chan struct{} // closed when the abort watcher returns
+	stopPeers *os.File      // closed to stop watchNodePeers
+	peersDone chan struct{} // closed when it returns
 }
 
 const (
@@ -74,7 +76,7 @@ func pmiNodeKey(r int) string { return "gompi-node-" + strconv.Itoa(r) }
 // in a fence for this one forever.
 func pmiJob() (job jobenv.Job, ok bool, err error) {
 	if !pmi2.Present() {
-		return job, false, nil
+		return job, false, srunWithoutPMI2()
 	}
 	cl, err := pmi2.FromEnv()
 	if err != nil {
@@ -88,6 +90,20 @@ func pmiJob() (job jobenv.Job, ok bool, err error) {
 		err = fmt.Errorf("gompi: rank %d: start-up through PMI-2: %w", cl.Rank, err)
 	}
 	return job, true, err // Init cancels the step on error (pmiFailed)
+}
+
+// srunWithoutPMI2 is an error when this process is one of several tasks
+// that srun started without PMI-2: each would otherwise run alone, as a
+// world of one rank.
+func srunWithoutPMI2() error {
+	if os.Getenv("PMIX_RANK") != "" {
+		return errors.New("gompi: started by srun --mpi=pmix, but gompi speaks PMI-2 only: run srun --mpi=pmi2 (see docs/SLURM.md)")
+	}
+	n, _ := strconv.Atoi(os.Getenv("SLURM_STEP_NUM_TASKS"))
+	if os.Getenv(slurmenv.StepID) != "" && n > 1 {
+		return fmt.Errorf("gompi: one of %d tasks started by srun without PMI-2 (%s is not set): run srun --mpi=pmi2, or golaunch inside the allocation (see docs/SLURM.md)", n, pmi2.EnvFD)
+	}
+	return nil
 }
 
 func pmiExchange(cl *pmi2.Client) (jobenv.Job, error) {
@@ -261,6 +277,14 @@ func pmiStarted(p *Proc) {
 		return
 	}
 	pmi.proc = p
+	if r, w, err := os.Pipe(); err == nil {
+		pmi.stopPeers, pmi.peersDone = w, make(chan struct{})
+		go func() {
+			defer close(pmi.peersDone)
+			defer r.Close()
+			watchNodePeers(p, r)
+		}()
+	}
 	pmi.watchDone = make(chan struct{})
 	go func() {
 		defer close(pmi.watchDone)
@@ -319,6 +343,10 @@ func pmiFinalize() {
 	defer pmi.Unlock()
 	if pmi.cl == nil {
 		return
+	}
+	if pmi.stopPeers != nil {
+		pmi.stopPeers.Close()
+		<-pmi.peersDone
 	}
 	if pmi.proc != nil {
 		pmi.stopWatch.Store(true)
