@@ -289,18 +289,7 @@ func (cl *cluster) run(t *testing.T, name string, args ...string) result {
 	cmd := cl.command(ctx, name, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{out.String(), errb.String(), 0, time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("%s %v hung; stderr:\n%s", name, args, r.stderr)
-	}
-	return r
+	return runToEnd(t, ctx, cmd, &out, &errb)
 }
 
 // killOne starts a job of ranks that print their pid and "ready" and then

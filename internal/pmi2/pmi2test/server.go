@@ -18,9 +18,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/gompi/gompi/internal/pmi2"
-	"golang.org/x/sys/unix"
 )
 
 // Server serves the tasks of one job.
@@ -75,7 +75,15 @@ func (s *Server) Pipe(rank int) io.ReadWriteCloser {
 // end of a socket pair), and serves the other end. The caller closes the
 // file once the process has started.
 func (s *Server) Socket(rank int) (*os.File, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	// Close-on-exec from the start (under ForkLock, as package net does
+	// where SOCK_CLOEXEC is missing): no other child may inherit it.
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +91,7 @@ func (s *Server) Socket(rank int) (*os.File, error) {
 	srv, err := net.FileConn(srvFile)
 	srvFile.Close()
 	if err != nil {
-		unix.Close(fds[0])
+		syscall.Close(fds[0])
 		return nil, err
 	}
 	go s.Serve(srv, rank)
