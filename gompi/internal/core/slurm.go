@@ -47,9 +47,12 @@ import (
 // (PMI-2 abort) and exits with its code. srun reports that code when the
 // step ran on one node; on several, the ranks elsewhere are killed by Slurm
 // and srun reports the signal (137), as for any cancelled step.
+//
+// A rank that dies: with no golaunch to mark it dead in the segment, each
+// rank watches its node's peers (watchNodePeers) and marks them itself.
 
-// pmi is the PMI-2 session of this process; nil unless it was started
-// through PMI-2.
+// pmi is the PMI-2 session of this process: cl is nil unless the process
+// was started through PMI-2, and again once the session ended.
 var pmi struct {
 	sync.Mutex
 	cl        *pmi2.Client
