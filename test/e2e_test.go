@@ -57,16 +57,23 @@ func golaunch(t *testing.T, stdin string, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Stdin = strings.NewReader(stdin)
+	return runToEnd(t, ctx, cmd, &out, &errb)
+}
+
+// runToEnd runs cmd, whose output goes to out and errb, and fails the test
+// if it cannot start or outlives ctx.
+func runToEnd(t *testing.T, ctx context.Context, cmd *exec.Cmd, out, errb *bytes.Buffer) result {
+	t.Helper()
 	start := time.Now()
 	err := cmd.Run()
 	r := result{out.String(), errb.String(), 0, time.Since(start)}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("golaunch %v: %v", args, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	if ctx.Err() != nil {
-		t.Fatalf("golaunch %v hung; stderr:\n%s", args, r.stderr)
+		t.Fatalf("%v hung; stderr:\n%s", cmd.Args, r.stderr)
 	}
 	return r
 }

@@ -82,6 +82,11 @@ func (j *Job) NeedsTCP() bool {
 	return j.Size > 1 && (j.LocalSize < j.Size || j.Transport == "tcp")
 }
 
+// TCPFromEnv reads the TCP variables (GOMPI_TRANSPORT,
+// GOMPI_CONNECT_TIMEOUT, …) into j, for ranks whose job is described by
+// another launcher (srun, through PMI-2).
+func (j *Job) TCPFromEnv() error { return j.netFromEnv() }
+
 func (j *Job) netFromEnv() error {
 	j.SecretFD = -1
 	j.KVS = os.Getenv(KVS)

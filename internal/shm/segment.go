@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -72,9 +73,10 @@ type header struct {
 	collOff      int64
 	_            [8]byte
 	// second cache line: written once, on abort
-	abortRank int32
-	abortCode int32
-	aborted   uint32
+	abortRank  int32
+	abortCode  int32
+	aborted    uint32 // set last: rank and code are final once it reads 1
+	abortClaim uint32 // the first Abort takes it
 }
 
 // rankBlock is the per-rank control block; each group of fields that different
@@ -270,13 +272,17 @@ func (s *Segment) SetState(r int, st uint32) {
 }
 
 // Abort records that the job is aborting, with the rank that asked and its
-// exit code, and wakes everyone. Only the first call counts.
+// exit code, and wakes everyone. Only the first call counts. The rank and
+// code are published before the flag, so whoever sees the flag (a peer, the
+// launcher) reads who aborted and with what, never a half-written record.
 func (s *Segment) Abort(rank, code int) {
-	if atomic.CompareAndSwapUint32(&s.hdr.aborted, 0, 1) {
-		s.hdr.abortRank = int32(rank)
-		s.hdr.abortCode = int32(code)
+	if atomic.CompareAndSwapUint32(&s.hdr.abortClaim, 0, 1) {
+		atomic.StoreInt32(&s.hdr.abortRank, int32(rank))
+		atomic.StoreInt32(&s.hdr.abortCode, int32(code))
+		atomic.StoreUint32(&s.hdr.aborted, 1)
 	}
 	s.WakeAll()
+	futexWake(&s.hdr.aborted) // WaitAbort
 }
 
 // Aborted reports whether Abort was called, and by whom with which code.
@@ -284,8 +290,20 @@ func (s *Segment) Aborted() (rank, code int, ok bool) {
 	if atomic.LoadUint32(&s.hdr.aborted) == 0 {
 		return -1, 0, false
 	}
-	return int(s.hdr.abortRank), int(s.hdr.abortCode), true
+	return int(atomic.LoadInt32(&s.hdr.abortRank)), int(atomic.LoadInt32(&s.hdr.abortCode)), true
 }
+
+// WaitAbort sleeps until Abort is called (in any process of the segment),
+// WakeAbortWaiters is, or d passes, and reports as Aborted.
+func (s *Segment) WaitAbort(d time.Duration) (rank, code int, ok bool) {
+	if atomic.LoadUint32(&s.hdr.aborted) == 0 {
+		futexWait(&s.hdr.aborted, 0, d)
+	}
+	return s.Aborted()
+}
+
+// WakeAbortWaiters wakes every WaitAbort on the segment, in every process.
+func (s *Segment) WakeAbortWaiters() { futexWake(&s.hdr.aborted) }
 
 // WakeAll rings every rank's doorbell.
 func (s *Segment) WakeAll() {

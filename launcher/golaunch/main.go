@@ -62,6 +62,8 @@ supervises them: if one fails, the others are stopped and golaunch says which
 rank failed and how. PROGRAM is an executable, a command in PATH, or a Go
 package (./examples/hello) that is built once and then launched.
 
+Inside a Slurm allocation (salloc, sbatch) the ranks run on its nodes, as
+many as SLURM_TASKS_PER_NODE gives each, and the agents start through srun.
 With -H or --hostfile the ranks run on those hosts: golaunch starts itself
 there (golaunch --agent, through --launch-agent, ssh by default), and ranks
 on different hosts talk over TCP. PROGRAM and golaunch must be at the same
@@ -97,6 +99,20 @@ examples:
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
 		return 2
+	}
+	if len(hosts) == 0 {
+		// Inside a Slurm allocation: its nodes, through srun (launcher/slurm.go).
+		sh, sa, inSlurm, err := launcher.SlurmHosts()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
+			return 2
+		}
+		if inSlurm {
+			hosts = sh
+			if !fs.Changed("launch-agent") {
+				*agent = strings.Join(sa, " ")
+			}
+		}
 	}
 	if !fs.Changed("np") {
 		*n = 1

@@ -86,7 +86,7 @@ func netInit(p *Proc, job *jobenv.Job, tcpPeers []int) (*netState, error) {
 		return nil, err
 	}
 	n.secret = secret
-	kv, err := jobenv.DialKV(job.KVS, secret, timeout)
+	kv, err := dialRendezvous(job, secret, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("gompi: rank %d: %w", me, err)
 	}
@@ -113,6 +113,10 @@ func netInit(p *Proc, job *jobenv.Job, tcpPeers []int) (*netState, error) {
 		return nil, err
 	}
 	if err := kv.Put(jobenv.AddrKey(me), strings.Join(addrs, ",")); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("gompi: rank %d: %w", me, err)
+	}
+	if err := kv.Fence(); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("gompi: rank %d: %w", me, err)
 	}
@@ -274,7 +278,7 @@ func publishAddrs(port int, allLocal bool) ([]string, error) {
 var kvMu sync.Mutex // one store request at a time on the shared client
 
 // dialPeer looks up rank w's address and connects to it, proving the secret.
-func dialPeer(kv *jobenv.KVClient, job *jobenv.Job, me, w, port int, secret []byte, timeout time.Duration, allLocal bool) (net.Conn, error) {
+func dialPeer(kv rendezvous, job *jobenv.Job, me, w, port int, secret []byte, timeout time.Duration, allLocal bool) (net.Conn, error) {
 	host := job.HostOf(w)
 	kvMu.Lock()
 	v, ok, err := kv.Get(jobenv.AddrKey(w), timeout)

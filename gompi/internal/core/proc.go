@@ -171,4 +171,7 @@ func (p *Proc) Finalize(state uint32) {
 }
 
 // Abort marks the whole job as aborting with the given exit code.
-func (p *Proc) Abort(code int) { p.seg.Abort(p.rank, code) }
+func (p *Proc) Abort(code int) {
+	p.seg.Abort(p.rank, code)
+	pmiAbort(p.rank, code) // started by srun: Slurm cancels the step
+}

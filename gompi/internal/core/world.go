@@ -64,8 +64,16 @@ func optionsFromEnv() (Options, error) {
 
 // Init sets up this process's rank from the job golaunch describes in the
 // environment; a process started any other way is a world of one rank.
-func Init() (*Proc, jobenv.Job, error) {
+func Init() (_ *Proc, _ jobenv.Job, err error) {
 	job, launched, err := jobenv.FromEnv()
+	if err == nil && !launched {
+		job, launched, err = pmiJob() // started by srun --mpi=pmi2 (slurm.go)
+		defer func() {
+			if err != nil {
+				pmiFailed(err)
+			}
+		}()
+	}
 	if err != nil {
 		return nil, job, err
 	}
@@ -121,6 +129,7 @@ func Init() (*Proc, jobenv.Job, error) {
 			return nil, job, err
 		}
 	}
+	pmiStarted(p)
 	return p, job, nil
 }
 
@@ -130,6 +139,7 @@ func (p *Proc) Close() {
 		p.net.close(true)
 	}
 	p.Finalize(shm.StateFinalized)
+	pmiFinalize()
 	p.seg.Close()
 }
 
