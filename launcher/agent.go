@@ -55,6 +55,7 @@ type agentStart struct {
 	Transport      string
 	ConnectTimeout time.Duration
 	Grace          time.Duration
+	Dir            string // the ranks' working directory (--wdir); "": the agent's
 }
 
 // rankExit reports how a rank ended.
@@ -174,7 +175,7 @@ func Agent(in io.Reader, out io.Writer, log io.Writer) int {
 	defer kv.close()
 
 	cpus := UsableCPUs()
-	cfg := &Config{Program: st.Program, Args: st.Args, Env: st.Env, Log: log, GOMAXPROCS: max(1, cpus/n)}
+	cfg := &Config{Program: st.Program, Args: st.Args, Env: st.Env, Dir: st.Dir, Log: log, GOMAXPROCS: max(1, cpus/n)}
 	if hasVar(os.Environ(), "GOMAXPROCS") {
 		cfg.GOMAXPROCS = 0
 	}
