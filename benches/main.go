@@ -48,7 +48,7 @@ func main() {
 	for _, s := range suites {
 		if s.name == name {
 			if err := s.run(os.Args[2:]); err != nil {
-				if !errors.Is(err, errUsage) {
+				if !errors.Is(err, errUsage) && !(exitCode(err) == 2 && notFirstRank()) {
 					fmt.Fprintf(os.Stderr, "benches %s: %v\n", name, err)
 				}
 				os.Exit(exitCode(err))
@@ -56,8 +56,10 @@ func main() {
 			return
 		}
 	}
-	fmt.Fprintf(os.Stderr, "benches: unknown suite %q\n\n", name)
-	listSuites()
+	if !notFirstRank() {
+		fmt.Fprintf(os.Stderr, "benches: unknown suite %q\n\n", name)
+		listSuites()
+	}
 	os.Exit(2)
 }
 

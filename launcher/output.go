@@ -155,15 +155,32 @@ func (o *output) closeFiles() error {
 // summary, the way mpirun's abort block ends a failed job's output: the
 // reason for a failure is then on the screen, next to the verdict, even
 // when other ranks wrote screens of output after it.
+//
+// A rank that wrote nothing on stderr often failed because of what another
+// said (every rank exits on a usage error, rank 0 alone explains it): then
+// the lowest rank that wrote on stderr is quoted, and named.
 func (o *output) quote(log io.Writer, rank int) {
 	o.mu.Lock()
 	ls := o.last[rank]
-	o.mu.Unlock()
-	if len(ls) == 0 {
-		return
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "golaunch: rank %d's last lines of stderr:\n", rank)
+	if len(ls) == 0 {
+		other := -1
+		for r, l := range o.last {
+			if len(l) > 0 && (other < 0 || r < other) {
+				other = r
+			}
+		}
+		if other < 0 {
+			o.mu.Unlock()
+			return
+		}
+		fmt.Fprintf(&b, "golaunch: rank %d wrote nothing on stderr; ", rank)
+		rank, ls = other, o.last[other]
+	} else {
+		b.WriteString("golaunch: ")
+	}
+	o.mu.Unlock()
+	fmt.Fprintf(&b, "rank %d's last lines of stderr:\n", rank)
 	for _, l := range ls {
 		b.WriteString("    " + l + "\n")
 	}

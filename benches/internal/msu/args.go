@@ -10,6 +10,7 @@ package msu
 import (
 	"errors"
 	"fmt"
+	"github.com/gompi/gompi/benches/internal/outpath"
 	"io"
 	"os"
 	"strings"
@@ -256,6 +257,12 @@ func (s *Suite) Setup(world *gompi.Comm, fs *pflag.FlagSet, args []string, o *Op
 	}
 	if err := CheckRanks(s.Name, world.Size(), s.MinRanks, s.MaxRanks); err != nil {
 		return false, err
+	}
+	// The files are written after the run: refuse now what could not be.
+	for _, f := range []struct{ flag, path string }{{"--output", o.Output}, {"--plot", o.Plot}} {
+		if err := outpath.Check(f.flag, f.path); err != nil {
+			return false, Usagef("%v", err)
+		}
 	}
 	return false, o.SetTimer()
 }
