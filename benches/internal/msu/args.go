@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gompi/gompi/benches/internal/outpath"
+	"github.com/gompi/gompi/benches/internal/tty"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/benches/internal/report"
 	"github.com/gompi/gompi/gompi"
@@ -207,10 +207,11 @@ type IO struct {
 }
 
 // StdIO writes to the process's stdout and stderr, with progress on stderr
-// only for rank 0 and only when stderr is a terminal.
+// only for rank 0 and only when stderr is a terminal (under golaunch: when
+// golaunch's is).
 func StdIO(rank int) IO {
 	io := IO{Stdout: os.Stdout, Stderr: os.Stderr}
-	if _, err := unix.IoctlGetTermios(int(os.Stderr.Fd()), unix.TCGETS); err == nil && rank == 0 {
+	if tty.Is(os.Stderr) && rank == 0 {
 		io.Progress = os.Stderr
 	}
 	return io
