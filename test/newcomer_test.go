@@ -273,3 +273,23 @@ func TestNoBuildLeftBehind(t *testing.T) {
 		t.Errorf("left behind after a closed output pipe: %v", left)
 	}
 }
+
+// Shell completion: golaunch --completion bash completes golaunch's flags,
+// benches' suites and a suite's flags, read from their --help.
+func TestShellCompletion(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := `source <(golaunch --completion bash)
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _gompi_complete; echo "${COMPREPLY[*]}"; }
+complete_words golaunch --overs
+complete_words benches mpip
+complete_words benches mpiperf --pl
+`
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if want := "--oversubscribe\nmpiperf\n--plot\n"; err != nil || string(out) != want {
+		t.Errorf("completions: %v\n%q, want %q", err, out, want)
+	}
+}

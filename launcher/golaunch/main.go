@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,11 @@ import (
 )
 
 const version = "0.1.0"
+
+// completionBash is the bash completion of golaunch and benches.
+//
+//go:embed completion.bash
+var completionBash string
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -58,6 +64,7 @@ func run(args []string) int {
 	fs.Bool("allow-run-as-root", false, "accepted for mpirun's sake: golaunch runs as root without it")
 	var mca []string
 	fs.StringArrayVar(&mca, "mca", nil, "NAME VALUE: accepted and ignored, with a note (gompi has no MCA parameters)")
+	completion := fs.String("completion", "", "print the shell completion script of golaunch and benches: bash (source <(golaunch --completion bash))")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: golaunch -n N [flags] PROGRAM [args...]
@@ -98,6 +105,15 @@ a note, or are refused with the gompi way: see docs/LAUNCH.md.
 			return 0
 		}
 		fmt.Fprintf(os.Stderr, "golaunch: %v (see golaunch --help)\n", err)
+		return 2
+	}
+	switch *completion {
+	case "":
+	case "bash":
+		fmt.Print(completionBash)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "golaunch: --completion %q: only bash is provided\n", *completion)
 		return 2
 	}
 	if *showVersion {
