@@ -7,7 +7,6 @@ package test
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,25 +22,7 @@ import (
 // launch runs golaunch from the repository root with extra environment.
 func launch(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "golaunch"), args...)
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{out.String(), errb.String(), 0, time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("golaunch %v: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("golaunch %v hung; stderr:\n%s", args, r.stderr)
-	}
-	return r
+	return launchWith(t, "", env, args...)
 }
 
 // after returns what s holds after the first line that contains marker, or
@@ -57,6 +38,7 @@ func after(s, marker string) string {
 // Point 1: the closing summary quotes the failed rank's last lines of
 // stderr, however much the others wrote after them.
 func TestSummaryQuotesTheFailedRank(t *testing.T) {
+	t.Parallel()
 	r := golaunch(t, "", "-n", "3", filepath.Join(bin, "rankprog"), "--mode", "loudfail", "--arg", "1")
 	tail := after(r.stderr, "golaunch: rank 1 (pid")
 	want := "golaunch: rank 1's last lines of stderr:\n    rank 1: reading input.dat: no such file\n"
@@ -79,6 +61,7 @@ func lastLines(s string, n int) string {
 // from the repository root where benches/ is a directory; a name found
 // nowhere says where installed commands go.
 func TestBareNameIsACommandInPATH(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho installed benches, rank $GOMPI_RANK\n"
 	if err := os.WriteFile(filepath.Join(dir, "benches"), []byte(script), 0o755); err != nil {
@@ -98,6 +81,7 @@ func TestBareNameIsACommandInPATH(t *testing.T) {
 // Point 3: an oversubscribed mpiperf run says in one line why figures are
 // missing and what to do, and --plot still draws (what there is, marked).
 func TestMpiperfOversubscribedSaysWhy(t *testing.T) {
+	t.Parallel()
 	svg := filepath.Join(t.TempDir(), "bcast.svg")
 	n := runtime.NumCPU() + 2
 	r := launch(t, nil, "-n", strconv.Itoa(n), filepath.Join(bin, "benches"), "mpiperf", "--op", "bcast", "--sizes", "8,1K",
@@ -118,6 +102,7 @@ func TestMpiperfOversubscribedSaysWhy(t *testing.T) {
 // Point 4: mistakes are said once (not once per rank), exit non-zero, and
 // come before the run, not after it.
 func TestMpiperfMistakesSaidOnceBeforeTheRun(t *testing.T) {
+	t.Parallel()
 	benches := filepath.Join(bin, "benches")
 	for _, tc := range []struct {
 		args []string
@@ -140,6 +125,7 @@ func TestMpiperfMistakesSaidOnceBeforeTheRun(t *testing.T) {
 // Point 5: mpirun's flags, in Open MPI's and MPICH's spellings, work, are
 // accepted with a note, or are refused with the gompi way.
 func TestMpirunFlags(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	mpichHosts := filepath.Join(tmp, "hosts")
 	os.WriteFile(mpichHosts, []byte("localhost:2\n"), 0o644)
@@ -191,6 +177,7 @@ func TestMpirunFlags(t *testing.T) {
 
 // Point 6: a library package, a program outside the module.
 func TestPackagesAUserMightName(t *testing.T) {
+	t.Parallel()
 	r := launch(t, nil, "-n", "2", "./gompi")
 	if r.code != 2 || !strings.Contains(r.stderr, "./gompi: not a command (package main)") || strings.Contains(r.stderr, "permission denied") {
 		t.Errorf("a library package: exit %d, stderr %q", r.code, r.stderr)
@@ -218,6 +205,7 @@ func buildDirs(dir string) []string {
 // Point 6: nothing is left in /tmp when golaunch is killed (the next one
 // removes it) or when its output pipe closes (it stops the job in order).
 func TestNoBuildLeftBehind(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	env := []string{"TMPDIR=" + tmp}
 	cmd := exec.Command(filepath.Join(bin, "golaunch"), "-n", "1", "./test/rankprog", "--mode", "hang")
@@ -277,6 +265,7 @@ func TestNoBuildLeftBehind(t *testing.T) {
 // Shell completion: golaunch --completion bash completes golaunch's flags,
 // benches' suites and a suite's flags, read from their --help.
 func TestShellCompletion(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
