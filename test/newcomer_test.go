@@ -3,7 +3,9 @@ package test
 // What a new user meets in the first hour (issue 16): the reason for a
 // failure on the screen, a bare command name, mpirun's flags, mistakes
 // said once and before a long run, and nothing left behind in /tmp. Each
-// test runs the real commands and checks what a person sees on stderr.
+// test runs the real commands and checks what a person sees on stderr. They
+// run in parallel with each other, after the package's serial tests: most
+// of their time is waiting for jobs to start and stop.
 
 import (
 	"bufio"
@@ -44,6 +46,11 @@ func TestSummaryQuotesTheFailedRank(t *testing.T) {
 	want := "golaunch: rank 1's last lines of stderr:\n    rank 1: reading input.dat: no such file\n"
 	if r.code != 3 || !strings.Contains(tail, want) {
 		t.Errorf("exit %d; want the summary followed by\n%s\ngot the end of stderr:\n%s", r.code, want, lastLines(r.stderr, 6))
+	}
+	// The same through an agent (-H): the ranks' lines come back to golaunch.
+	r = golaunch(t, "", "-H", "localhost:3", filepath.Join(bin, "rankprog"), "--mode", "loudfail", "--arg", "1")
+	if tail := after(r.stderr, "golaunch: rank 1 (pid"); r.code != 3 || !strings.Contains(tail, want) {
+		t.Errorf("-H localhost:3: exit %d, the end of stderr:\n%s", r.code, lastLines(r.stderr, 6))
 	}
 	r = golaunch(t, "", "-n", "3", filepath.Join(bin, "rankprog"), "--mode", "abort", "--arg", "2")
 	tail = after(r.stderr, "golaunch: rank 2 called Abort(5)")
