@@ -52,7 +52,7 @@ func run(args []string) int {
 	mapByArg := fs.String("map-by", "", "order in which ranks take cores: core (fill a socket first) or socket (round-robin);\nwith several hosts, in which they take hosts: slot (fill each host in turn) or node (round-robin)")
 	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
 	hostList := fs.StringP("host", "H", "", "run on these hosts: HOST[:SLOTS],... (SLOTS default 1)")
-	hostfile := fs.String("hostfile", "", "run on the hosts of this file, Open MPI's format: one \"HOST slots=N\" a line")
+	hostfile := fs.String("hostfile", "", "run on the hosts of this file: one \"HOST slots=N\" (Open MPI) or \"HOST:N\" (MPICH) a line")
 	agent := fs.String("launch-agent", "ssh", "command that runs a command on a host: HOST and the agent's command follow it")
 	transport := fs.String("transport", "", "auto (shared memory within a host, TCP between hosts) or tcp (TCP everywhere); default: $GOMPI_TRANSPORT, else auto")
 	connectTimeout := fs.Duration("connect-timeout", 0, "bound on each step of connecting: an agent answering, a rank checking in, a connection (default 20s)")
@@ -71,7 +71,8 @@ func run(args []string) int {
 
 Starts N ranks of PROGRAM on this host, connected through shared memory, and
 supervises them: if one fails, the others are stopped and golaunch says which
-rank failed and how. PROGRAM is an executable, a command in PATH, or a Go
+rank failed and how, quoting its last lines of stderr. PROGRAM is an
+executable, a command in PATH (a bare name, as in a shell: benches), or a Go
 package (./examples/hello) that is built once and then launched.
 
 With -H or --hostfile the ranks run on those hosts: golaunch starts itself
