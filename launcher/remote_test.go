@@ -83,3 +83,24 @@ func TestOversubscribeAndPerNode(t *testing.T) {
 		t.Errorf("PerNode: %v", got)
 	}
 }
+
+// FuzzParseHosts: no -H list or hostfile makes ParseHosts panic, and what it
+// accepts has names and at least one slot each.
+func FuzzParseHosts(f *testing.F) {
+	f.Add("a:2,b", "nodeA slots=2\nnodeB:3\n# c\n")
+	f.Add("", "x max_slots=4 slots=1\n")
+	f.Add(":,a:", "h:0\n")
+	f.Fuzz(func(t *testing.T, list, file string) {
+		path := filepath.Join(t.TempDir(), "hosts")
+		os.WriteFile(path, []byte(file), 0o644)
+		hs, err := ParseHosts(list, path)
+		if err != nil {
+			return
+		}
+		for _, h := range hs {
+			if h.Name == "" || h.Slots < 1 {
+				t.Errorf("ParseHosts(%q, %q) accepted %+v", list, file, h)
+			}
+		}
+	})
+}

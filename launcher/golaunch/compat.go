@@ -102,7 +102,10 @@ func mpirunArgs(fs *pflag.FlagSet, args []string) (out, notes []string, err erro
 				}
 				value = args[i+1]
 				i++
-				if !strings.Contains(value, "=") && i+1 < len(args) {
+				if !strings.Contains(value, "=") {
+					if i+1 >= len(args) {
+						return nil, nil, fmt.Errorf("%s needs NAME VALUE", a)
+					}
 					value += "=" + args[i+1]
 					i++
 				}
