@@ -280,12 +280,8 @@ func (r *runner) write(out, errOut io.Writer) error {
 }
 
 // missingLine is one line, for stderr, that says why figures are missing
-// from an oversubscribed run and what to do; "" when none is missing or the
-// ranks had CPUs of their own.
+// and what to do; "" when none is missing.
 func (r *runner) missingLine() string {
-	if !r.over {
-		return ""
-	}
 	missing, points := 0, 0
 	for _, w := range r.rows {
 		if w.Method == MethodSync && w.Skipped == "" {
@@ -297,6 +293,10 @@ func (r *runner) missingLine() string {
 	}
 	if missing == 0 {
 		return ""
+	}
+	if !r.over {
+		return fmt.Sprintf("mpiperf: no figure at %d of %d points: every launch there had a rank start late or overrun, though each rank has a CPU; other work on the machine does that (see uptime): run again when it is quieter, or with more --max-launches",
+			missing, points)
 	}
 	todo := "run at most one rank per CPU on each host"
 	if hosts := len(slices.Compact(slices.Sorted(slices.Values(r.hosts)))); hosts == 1 {
