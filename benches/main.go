@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"text/tabwriter"
+	"time"
 )
 
 // A suite is one benchmark program: its name on the command line, a one-line
@@ -48,7 +49,13 @@ func main() {
 	for _, s := range suites {
 		if s.name == name {
 			if err := s.run(os.Args[2:]); err != nil {
-				if !errors.Is(err, errUsage) {
+				switch {
+				case exitCode(err) == 2 && notFirstRank():
+					// Every rank made the same mistake and rank 0 says
+					// it: let it, before a launcher stops the job
+					// because this rank ended first.
+					time.Sleep(2 * time.Second)
+				case !errors.Is(err, errUsage):
 					fmt.Fprintf(os.Stderr, "benches %s: %v\n", name, err)
 				}
 				os.Exit(exitCode(err))
@@ -56,8 +63,12 @@ func main() {
 			return
 		}
 	}
-	fmt.Fprintf(os.Stderr, "benches: unknown suite %q\n\n", name)
-	listSuites()
+	if notFirstRank() {
+		time.Sleep(2 * time.Second) // rank 0 says it (see above)
+	} else {
+		fmt.Fprintf(os.Stderr, "benches: unknown suite %q\n\n", name)
+		listSuites()
+	}
 	os.Exit(2)
 }
 

@@ -20,7 +20,8 @@ func runMpiperf(args []string) error {
 		return err
 	}
 	if err := finish(); err != nil {
-		return err
+		// The same mistake on every rank, said once, before a long run.
+		return usageError(fs, err, false)
 	}
 	cfg.Command = strings.Join(append([]string{"benches", "mpiperf"}, args...), " ")
 	if err := gompi.Init(); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gompi/gompi/benches/internal/params"
 	"github.com/gompi/gompi/benches/internal/report"
+	"github.com/gompi/gompi/benches/internal/tty"
 	"github.com/gompi/gompi/benches/osu"
 	"github.com/gompi/gompi/gompi"
 )
@@ -43,8 +44,13 @@ func runOSU(args []string) error {
 	t.SetVerb("avg_us", "%.2f")
 	t.SetVerb("min_us", "%.2f")
 	t.SetVerb("max_us", "%.2f")
+	// A line per size on stderr when a person watches it (rank 0).
+	progress := c.Rank() == 0 && tty.Is(os.Stderr)
 	err := osu.Run(c, cfg, func(p osu.Point) error {
 		t.Add(p.Op, p.N, p.Size, p.Avg, p.Min, p.Max, p.Iters)
+		if progress {
+			fmt.Fprintf(os.Stderr, "osu: %s n=%d size=%s: %.2f µs\n", p.Op, p.N, params.FormatSize(int64(p.Size)), p.Avg)
+		}
 		return nil
 	})
 	if err != nil {

@@ -24,12 +24,10 @@ func runSystest(args []string) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil
 		}
-		os.Stderr.WriteString("benches systest: " + err.Error() + "\n")
-		fs.Usage()
-		return errUsage
+		return usageError(fs, err, true)
 	}
 	if err := finish(fs.Args()); err != nil {
-		return usageError(err)
+		return usageError(fs, err, false)
 	}
 	cfg.Command = strings.Join(append([]string{"benches", "systest"}, args...), " ")
 	var world systest.Comm
@@ -44,7 +42,7 @@ func runSystest(args []string) error {
 	}
 	err := systest.Run(cfg, world, os.Stdout, os.Stderr)
 	if errors.Is(err, systest.ErrParam) {
-		return usageError(err) // every rank finds it before anything runs
+		return usageError(fs, err, false) // every rank finds it before anything runs
 	}
 	if err != nil && world != nil {
 		// The other rank may wait for this one forever: stop the job.
@@ -60,10 +58,4 @@ type comm struct{ *gompi.Comm }
 func (c comm) Recv(buf []byte, src, tag int) error {
 	_, err := c.Comm.Recv(buf, src, tag)
 	return err
-}
-
-// usageError prints a parameter mistake and makes it exit with status 2.
-func usageError(err error) error {
-	os.Stderr.WriteString("benches systest: " + err.Error() + "\n")
-	return errUsage
 }

@@ -3,6 +3,7 @@ package coll_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sync/atomic"
 	"testing"
 
@@ -27,6 +28,14 @@ import (
 // folded rank and a power of two, which together take every code path of the
 // recursive-doubling family; on all 17 rank counts it would move gigabytes
 // for nothing the small sizes do not already cover.
+
+//
+// TestCollectives runs the big size with the first element kind only,
+// which takes the same code paths of every algorithm: the other kinds differ
+// in the operator, which the small sizes check on every rank count. The big
+// size with the other kinds is TestCollectivesLong, run only with
+// GOMPI_TEST_LONG=1 (.ci/run does): go test ./... stays under a minute on
+// two cores, and CI keeps the whole matrix.
 
 var (
 	smallSizes = []int{0, 1, 7, 4096}
@@ -301,8 +310,9 @@ func (tc *tcase) run() error {
 // inPlaceOK reports whether op has an in-place form.
 func inPlaceOK(op coll.Operation) bool { return op != coll.OpBarrier && op != coll.OpBcast }
 
-// cases enumerates the calls that test one algorithm.
-func cases(op coll.Operation, alg coll.Algorithm) []*tcase {
+// cases enumerates the calls that test one algorithm: those of
+// TestCollectives, or (long) the rest, those of TestCollectivesLong.
+func cases(op coll.Operation, alg coll.Algorithm, long bool) []*tcase {
 	var out []*tcase
 	ks := []kind{{name: "bytes", esize: 1}}
 	if op.Reduction() {
@@ -346,18 +356,22 @@ func cases(op coll.Operation, alg coll.Algorithm) []*tcase {
 			}
 		}
 	}
-	for _, k := range ks {
+	for i, k := range ks {
 		esize := max(k.esize, 1)
-		for n := 1; n <= 17; n++ {
-			for _, s := range smallSizes {
-				if s > 1 && s >= esize {
-					s /= esize
+		if !long {
+			for n := 1; n <= 17; n++ {
+				for _, s := range smallSizes {
+					if s > 1 && s >= esize {
+						s /= esize
+					}
+					add(n, s, k)
 				}
-				add(n, s, k)
 			}
 		}
-		for _, n := range bigRanks {
-			add(n, (bigSize+esize-1)/esize, k)
+		if long == (i > 0) {
+			for _, n := range bigRanks {
+				add(n, (bigSize+esize-1)/esize, k)
+			}
 		}
 	}
 	for _, tc := range out { // and under an eager transport, on a few
@@ -370,10 +384,20 @@ func cases(op coll.Operation, alg coll.Algorithm) []*tcase {
 	return out
 }
 
-func TestCollectives(t *testing.T) {
+func TestCollectives(t *testing.T) { testCollectives(t, false) }
+
+// TestCollectivesLong is the rest of the matrix (see smallSizes).
+func TestCollectivesLong(t *testing.T) {
+	if os.Getenv("GOMPI_TEST_LONG") == "" {
+		t.Skip("the big size with every element kind: GOMPI_TEST_LONG=1 runs it (CI does)")
+	}
+	testCollectives(t, true)
+}
+
+func testCollectives(t *testing.T, long bool) {
 	eachAlgorithm(t, func(t *testing.T, alg coll.Algorithm) {
 		failures := 0
-		for _, tc := range cases(alg.Op, alg) {
+		for _, tc := range cases(alg.Op, alg, long) {
 			if err := tc.run(); err != nil {
 				t.Errorf("%v: %v", tc, err)
 				if failures++; failures == 3 {

@@ -55,6 +55,7 @@ type agentStart struct {
 	Transport      string
 	ConnectTimeout time.Duration
 	Grace          time.Duration
+	Dir            string // the ranks' working directory (--wdir); "": the agent's
 }
 
 // rankExit reports how a rank ended.
@@ -174,7 +175,7 @@ func Agent(in io.Reader, out io.Writer, log io.Writer) int {
 	defer kv.close()
 
 	cpus := UsableCPUs()
-	cfg := &Config{Program: st.Program, Args: st.Args, Env: st.Env, Log: log, GOMAXPROCS: max(1, cpus/n)}
+	cfg := &Config{Program: st.Program, Args: st.Args, Env: st.Env, Dir: st.Dir, Log: log, GOMAXPROCS: max(1, cpus/n)}
 	if hasVar(os.Environ(), "GOMAXPROCS") {
 		cfg.GOMAXPROCS = 0
 	}
@@ -187,10 +188,12 @@ func Agent(in io.Reader, out io.Writer, log io.Writer) int {
 	streamsDone := make(chan struct{}, 2*n)
 	var pipes []*os.File
 	stopped := false
+	sent := map[syscall.Signal]bool{} // the signals killAll sent
 	var stopMu sync.Mutex
 	killAll := func(sig syscall.Signal) {
 		stopMu.Lock()
 		stopped = true
+		sent[sig] = true
 		stopMu.Unlock()
 		signalAll(ranks, sig)
 	}
@@ -238,7 +241,11 @@ func Agent(in io.Reader, out io.Writer, log io.Writer) int {
 			st := rp.reap(e.err, seg, e.li)
 			ar, ac, aborted := seg.Aborted()
 			stopMu.Lock()
-			wasStopped := stopped
+			// A rank killed by a signal this agent did not send was not
+			// stopped by it, even if a stop came in meanwhile: a rank
+			// killed from outside is the failure to report, not the
+			// consequences its peers met first.
+			wasStopped := stopped && !(rp.code > 128 && !sent[syscall.Signal(rp.code-128)])
 			stopMu.Unlock()
 			c.send(ctlMsg{Kind: "exit", Exit: &rankExit{Rank: rp.rank, Pid: rp.cmd.Process.Pid, Code: rp.code,
 				Status: rp.status, State: st, Aborted: aborted, AbortRank: ar, AbortCode: ac, Stopped: wasStopped}})

@@ -40,6 +40,15 @@ type Config struct {
 	TagOutput bool
 	Timeout   time.Duration // whole job; 0 = none
 
+	// TimestampOutput prefixes every line of output with the time it
+	// arrived; OutputFilename DIR also writes each rank's streams to
+	// DIR/1/rank.R/stdout and stderr (DIR:nocopy: only there), as Open
+	// MPI's --output-filename does. Dir is the ranks' working directory
+	// ("": golaunch's).
+	TimestampOutput bool
+	OutputFilename  string
+	Dir             string
+
 	// Bind, if set, pins the calling OS thread to rank's CPUs (ok false: no
 	// binding for it). The launcher calls it on a locked thread just before
 	// starting the rank, so the rank inherits the binding from its first
@@ -126,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for i := range local {
 		local[i] = i
 	}
-	out := &output{tag: cfg.TagOutput}
+	out := newOutput(&cfg)
 	ranks := make([]*rankProc, cfg.N)
 	exits := make(chan exit, cfg.N)
 	var pipes []*os.File
@@ -138,6 +147,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	pipeClosed := notifyPipeClosed(&cfg)
+	defer signal.Stop(pipeClosed)
 
 	var files []*os.File
 	var netJob jobenv.Job
@@ -188,6 +199,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res := Result{}
 	var killAt <-chan time.Time
 	stopping := false
+	failed := -1 // the rank whose end failed the job, if one did
 	stop := func(reason string, code int) {
 		if res.Failure == "" {
 			res.Failure, res.ExitCode = reason, code
@@ -212,8 +224,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				continue
 			}
 			if ar, code, aborted := seg.Aborted(); aborted {
+				failed = ar
 				stop(fmt.Sprintf("rank %d called Abort(%d)", ar, code), nonzero(code))
 				continue
+			}
+			if rp.code != 0 || st == shm.StateRunning {
+				failed = e.rank
 			}
 			switch {
 			case rp.code != 0:
@@ -228,6 +244,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			stop(fmt.Sprintf("the job ran past --timeout %v", cfg.Timeout), 124)
 		case s := <-sigs:
 			stop(fmt.Sprintf("stopped by %v", s), 128+int(s.(syscall.Signal)))
+		case <-pipeClosed:
+			if outputClosed(cfg.Stdout, cfg.Stderr) {
+				stop("its output was closed (broken pipe)", 128+int(syscall.SIGPIPE))
+			}
 		case <-ctx.Done():
 			stop("cancelled", 1)
 		}
@@ -246,8 +266,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, p := range pipes {
 		p.Close()
 	}
+	if err := out.closeFiles(); err != nil {
+		fmt.Fprintf(cfg.Log, "golaunch: %v\n", err)
+	}
 	if res.Failure != "" {
 		fmt.Fprintf(cfg.Log, "golaunch: %s; %s\n", res.Failure, summary(ranks, started))
+		if failed >= 0 {
+			out.quote(cfg.Log, failed)
+		}
 	}
 	return res, startErr
 }
@@ -287,6 +313,7 @@ func startBound(cmd *exec.Cmd, rank int, cfg Config) error {
 func spawn(cfg *Config, job jobenv.Job, files []*os.File, stdin *os.File, dst [2]io.Writer, out *output, done chan<- struct{}) (*exec.Cmd, []*os.File, error) {
 	r := job.Rank
 	cmd := exec.Command(cfg.Program, cfg.Args...)
+	cmd.Dir = cfg.Dir
 	cmd.Env = append(append(os.Environ(), cfg.Env...), job.Env()...)
 	if cfg.GOMAXPROCS > 0 && !hasVar(cmd.Env, "GOMAXPROCS") {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(cfg.GOMAXPROCS))

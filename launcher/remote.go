@@ -74,7 +74,7 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 	}
 	store := &jobenv.Store{}
 	jobID := newJobID()
-	out := &output{tag: cfg.TagOutput}
+	out := newOutput(&cfg)
 	transport := cfg.Transport
 	if transport == "" {
 		transport = "auto"
@@ -89,6 +89,7 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 	ranks := make([]*rankProc, cfg.N)
 	res := Result{}
 	var fails []failure
+	failRank := map[string]int{} // the rank a failure's reason is about, to quote its stderr
 	stopping := false
 	var killAt, forceAt <-chan time.Time
 	sendAll := func(m ctlMsg) {
@@ -124,7 +125,7 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 		rh.conn.send(ctlMsg{Kind: "start", Start: &agentStart{
 			Secret: secret, Program: cfg.Program, Args: cfg.Args, Env: cfg.Env, Ranks: h.Ranks, Size: cfg.N,
 			JobID: jobID, Host: h.Name, HostMap: hm, Transport: transport, ConnectTimeout: cfg.ConnectTimeout,
-			Grace: cfg.Grace}})
+			Grace: cfg.Grace, Dir: cfg.Dir}})
 	}
 
 	var timeout <-chan time.Time
@@ -188,6 +189,10 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 					}
 					rp.done, rp.status, rp.code = true, e.Status, e.Code
 					if f, bad := judgeExit(e, h.name); bad && !(stopping && e.Stopped) {
+						failRank[f.reason] = e.Rank
+						if e.Aborted {
+							failRank[f.reason] = e.AbortRank
+						}
 						stop(f)
 					}
 				}
@@ -235,6 +240,12 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 			}
 		}
 		fmt.Fprintf(cfg.Log, "golaunch: %s; %s\n", res.Failure, summary(ranks, started))
+		if rk, ok := failRank[best.reason]; ok {
+			out.quote(cfg.Log, rk)
+		}
+	}
+	if err := out.closeFiles(); err != nil {
+		fmt.Fprintf(cfg.Log, "golaunch: %v\n", err)
 	}
 	return res, nil
 }

@@ -17,8 +17,8 @@ type Host struct {
 }
 
 // ParseHosts reads -H (HOST[:SLOTS],...) and --hostfile (Open MPI's format:
-// "HOST [slots=N]" a line, # comments) into one list; a host named twice
-// adds up its slots.
+// "HOST [slots=N]" a line, or MPICH's: "HOST[:N]"; # comments) into one
+// list; a host named twice adds up its slots.
 func ParseHosts(list, file string) ([]Host, error) {
 	var hs []Host
 	add := func(name string, slots int) {
@@ -61,6 +61,14 @@ func ParseHosts(list, file string) ([]Host, error) {
 				continue
 			}
 			slots := 1
+			if name, n, ok := strings.Cut(fields[0], ":"); ok {
+				// MPICH's form, HOST:N.
+				v, err := strconv.Atoi(n)
+				if err != nil || v < 1 || name == "" {
+					return nil, fmt.Errorf("%s:%d: %q: want HOST:N with N a positive number of slots", file, ln, fields[0])
+				}
+				fields[0], slots = name, v
+			}
 			for _, f := range fields[1:] {
 				k, v, ok := strings.Cut(f, "=")
 				switch {
@@ -97,7 +105,7 @@ func mapRanks(hosts []Host, n int, by string) ([]jobenv.HostRanks, error) {
 		total += h.Slots
 	}
 	if n > total {
-		return nil, fmt.Errorf("%d ranks do not fit the %d slots of the hosts given; give fewer ranks or more slots", n, total)
+		return nil, fmt.Errorf("%d ranks do not fit the %d slots of the hosts given; give fewer ranks, more slots (-H HOST:SLOTS), or --oversubscribe", n, total)
 	}
 	out := make([]jobenv.HostRanks, len(hosts))
 	for i, h := range hosts {
@@ -129,4 +137,28 @@ func mapRanks(hosts []Host, n int, by string) ([]jobenv.HostRanks, error) {
 		}
 	}
 	return kept, nil
+}
+
+// Oversubscribe gives hosts the slots n ranks need: the ranks beyond the
+// slots given are dealt one per host in turn (mpirun --oversubscribe).
+func Oversubscribe(hosts []Host, n int) []Host {
+	out := append([]Host(nil), hosts...)
+	total := 0
+	for _, h := range out {
+		total += h.Slots
+	}
+	for i := 0; total < n && len(out) > 0; i = (i + 1) % len(out) {
+		out[i].Slots++
+		total++
+	}
+	return out
+}
+
+// PerNode gives every host n slots (mpirun -N, --npernode).
+func PerNode(hosts []Host, n int) []Host {
+	out := append([]Host(nil), hosts...)
+	for i := range out {
+		out[i].Slots = n
+	}
+	return out
 }

@@ -12,6 +12,10 @@ import (
 func TestParseHosts(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "hosts")
 	os.WriteFile(file, []byte("# cluster\nnodeA slots=2\nnodeB   slots=3 max_slots=4 # big one\n\nnodeC\n"), 0o644)
+	mpich := filepath.Join(t.TempDir(), "mpich-hosts")
+	os.WriteFile(mpich, []byte("nodeA:2\nnodeB:1\nnodeC\n"), 0o644)
+	bad := filepath.Join(t.TempDir(), "bad-hosts")
+	os.WriteFile(bad, []byte("nodeA:x\n"), 0o644)
 	for _, tc := range []struct {
 		list, file string
 		want       []Host
@@ -21,6 +25,8 @@ func TestParseHosts(t *testing.T) {
 		{list: "a,b:3,a", want: []Host{{"a", 2}, {"b", 3}}},
 		{file: file, want: []Host{{"nodeA", 2}, {"nodeB", 3}, {"nodeC", 1}}},
 		{list: "x:1", file: file, want: []Host{{"x", 1}, {"nodeA", 2}, {"nodeB", 3}, {"nodeC", 1}}},
+		{file: mpich, want: []Host{{"nodeA", 2}, {"nodeB", 1}, {"nodeC", 1}}},
+		{file: bad, bad: true},
 		{list: "a:0", bad: true},
 		{list: "a:x", bad: true},
 		{list: ":2", bad: true},
@@ -53,4 +59,48 @@ func TestMapRanks(t *testing.T) {
 	if _, err := mapRanks(hosts, 6, "slot"); err == nil {
 		t.Error("6 ranks on 5 slots were placed")
 	}
+}
+
+func TestOversubscribeAndPerNode(t *testing.T) {
+	for _, tc := range []struct {
+		hosts []Host
+		n     int
+		want  []Host
+	}{
+		{[]Host{{"localhost", 2}}, 4, []Host{{"localhost", 4}}},
+		{[]Host{{"a", 2}, {"b", 1}}, 6, []Host{{"a", 4}, {"b", 2}}},
+		{[]Host{{"a", 2}, {"b", 2}}, 3, []Host{{"a", 2}, {"b", 2}}},
+	} {
+		got := Oversubscribe(tc.hosts, tc.n)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Oversubscribe(%v, %d) = %v, want %v", tc.hosts, tc.n, got, tc.want)
+		}
+		if _, err := mapRanks(got, tc.n, "slot"); err != nil {
+			t.Errorf("after Oversubscribe(%v, %d): %v", tc.hosts, tc.n, err)
+		}
+	}
+	if got := PerNode([]Host{{"a", 2}, {"b", 5}}, 3); !reflect.DeepEqual(got, []Host{{"a", 3}, {"b", 3}}) {
+		t.Errorf("PerNode: %v", got)
+	}
+}
+
+// FuzzParseHosts: no -H list or hostfile makes ParseHosts panic, and what it
+// accepts has names and at least one slot each.
+func FuzzParseHosts(f *testing.F) {
+	f.Add("a:2,b", "nodeA slots=2\nnodeB:3\n# c\n")
+	f.Add("", "x max_slots=4 slots=1\n")
+	f.Add(":,a:", "h:0\n")
+	f.Fuzz(func(t *testing.T, list, file string) {
+		path := filepath.Join(t.TempDir(), "hosts")
+		os.WriteFile(path, []byte(file), 0o644)
+		hs, err := ParseHosts(list, path)
+		if err != nil {
+			return
+		}
+		for _, h := range hs {
+			if h.Name == "" || h.Slots < 1 {
+				t.Errorf("ParseHosts(%q, %q) accepted %+v", list, file, h)
+			}
+		}
+	})
 }

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = dir
-	for _, p := range []string{"../launcher/golaunch", "./rankprog", "../examples/hello", "../examples/ring", "../examples/pingpong", "../expert/goexpert"} {
+	for _, p := range []string{"../launcher/golaunch", "./rankprog", "../examples/hello", "../examples/ring", "../examples/pingpong", "../expert/goexpert", "../benches"} {
 		cmd := exec.Command("go", "build", "-o", dir+"/", p)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", p, err, out)
@@ -50,10 +50,18 @@ type result struct {
 // golaunch runs golaunch with args and a deadline; the test fails if it hangs.
 func golaunch(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return launchWith(t, stdin, nil, args...)
+}
+
+// launchWith runs golaunch from the repository root with stdin, extra
+// environment and a deadline; the test fails if it hangs.
+func launchWith(t *testing.T, stdin string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "golaunch"), args...)
 	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Stdin = strings.NewReader(stdin)

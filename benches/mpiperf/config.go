@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gompi/gompi/benches/internal/outpath"
 	"github.com/gompi/gompi/benches/internal/params"
 	"github.com/gompi/gompi/benches/internal/report"
 	"github.com/gompi/gompi/coll"
@@ -186,6 +187,43 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Algs) == 0 {
 		c.Algs = []string{""}
+	}
+	// The files are written at the end: refuse now what could not be.
+	if err := outpath.Check("--plot", c.Plot); err != nil {
+		return err
+	}
+	if err := outpath.Check("--per-rank", c.PerRank); err != nil {
+		return err
+	}
+	return c.checkAlgs()
+}
+
+// checkAlgs refuses an algorithm name that none of the collectives asked
+// for has: a typo would otherwise measure nothing and print an empty table.
+func (c *Config) checkAlgs() error {
+	ops, _ := ParseOps(c.Ops)
+	for _, a := range c.Algs {
+		if a == "" || a == "all" {
+			continue
+		}
+		var colls []string
+		found := false
+		for _, op := range ops {
+			if op.Kind != Collective && op.Kind != Nonblocking {
+				continue
+			}
+			colls = append(colls, op.Name)
+			if _, err := coll.Lookup(op.Coll, a); err == nil {
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		if len(colls) == 0 {
+			return fmt.Errorf("--alg %q: none of the tests asked for (--op) is a collective", a)
+		}
+		return fmt.Errorf("--alg %q: no collective asked for (%s) has an algorithm of that name; `benches coll-algorithms` lists them, --alg all runs every one", a, strings.Join(colls, ", "))
 	}
 	return nil
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gompi/gompi/benches/internal/params"
+	"github.com/gompi/gompi/benches/internal/tty"
 )
 
 // progress prints a line per measured point on stderr, on rank 0, when
@@ -33,17 +33,7 @@ func newProgress(mode string, w io.Writer, rank0 bool) *progress {
 // started (whose stderr is a pipe to golaunch), whether golaunch's is.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		return true
-	}
-	if f != os.Stderr || os.Getenv("GOMPI_RANK") == "" {
-		return false
-	}
-	target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", os.Getppid()))
-	return err == nil && (strings.HasPrefix(target, "/dev/pts/") || strings.HasPrefix(target, "/dev/tty"))
+	return ok && tty.Is(f)
 }
 
 func (p *progress) say(f string, a ...any) {

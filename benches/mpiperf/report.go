@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -272,7 +273,37 @@ func (r *runner) write(out, errOut io.Writer) error {
 			return err
 		}
 	}
+	if l := r.missingLine(); l != "" {
+		fmt.Fprintln(errOut, l)
+	}
 	return nil
+}
+
+// missingLine is one line, for stderr, that says why figures are missing
+// and what to do; "" when none is missing.
+func (r *runner) missingLine() string {
+	missing, points := 0, 0
+	for _, w := range r.rows {
+		if w.Method == MethodSync && w.Skipped == "" {
+			points++
+			if w.Stats.NC == 0 {
+				missing++
+			}
+		}
+	}
+	if missing == 0 {
+		return ""
+	}
+	if !r.over {
+		return fmt.Sprintf("mpiperf: no figure at %d of %d points: every launch there had a rank start late or overrun, though each rank has a CPU; other work on the machine does that (see uptime): run again when it is quieter, or with more --max-launches",
+			missing, points)
+	}
+	todo := "run at most one rank per CPU on each host"
+	if hosts := len(slices.Compact(slices.Sorted(slices.Values(r.hosts)))); hosts == 1 {
+		todo = fmt.Sprintf("run one rank per CPU (golaunch -n %d)", r.cpus[0])
+	}
+	return fmt.Sprintf("mpiperf: no figure at %d of %d points: %s, so they cannot start together and no launch was valid there; %s for synchronized figures (mean_all_us holds the unsynchronized times)",
+		missing, points, r.overNote, todo)
 }
 
 // lateTable is the late-initialisation table; CSV and JSON add the
@@ -327,7 +358,13 @@ func (r *runner) writePerRank() error {
 // algorithm (and number of ranks, if both vary).
 func (r *runner) writePlot() error {
 	byRanks := len(r.rankCounts()) > 1 && len(r.cfg.Sizes) == 1
-	pl := &plot.Plot{Title: "mpiperf: time per launch (T, band: the confidence interval)", YLabel: "time (µs)", YScale: plot.Log}
+	ns := r.rankCounts()
+	ranks := fmt.Sprintf("%d ranks", ns[0])
+	if len(ns) > 1 {
+		ranks = fmt.Sprintf("%d to %d ranks", slices.Min(ns), slices.Max(ns))
+	}
+	pl := &plot.Plot{Title: fmt.Sprintf("mpiperf, %s: time per launch (T; band: the confidence interval)", ranks), YLabel: "time (µs)", YScale: plot.Log}
+	unsync := false
 	if byRanks {
 		pl.XLabel = "ranks"
 	} else {
@@ -335,12 +372,22 @@ func (r *runner) writePlot() error {
 	}
 	idx := map[string]int{}
 	for _, w := range r.rows {
-		if w.Skipped != "" || math.IsNaN(w.Stats.Mean) || w.Stats.Mean <= 0 {
+		mean, lo, hi := w.Stats.Mean, w.Stats.Lo, w.Stats.Hi
+		all := false
+		if (math.IsNaN(mean) || mean <= 0) && r.over && w.MeanAll > 0 {
+			// No valid launch, ranks sharing CPUs: what there is, marked.
+			mean, lo, hi, all = w.MeanAll, math.NaN(), math.NaN(), true
+		}
+		if w.Skipped != "" || math.IsNaN(mean) || mean <= 0 {
 			continue
 		}
 		name := fmt.Sprintf("%s %s", w.Op, w.Alg)
 		if w.Alg == "" || w.Alg == "-" {
 			name = w.Op
+		}
+		if all {
+			name += " (all launches)"
+			unsync = true
 		}
 		if r.cfg.Method == MethodBoth {
 			name += " (" + string(w.Method) + ")"
@@ -361,15 +408,17 @@ func (r *runner) writePlot() error {
 			pl.Series = append(pl.Series, plot.Series{Name: name})
 		}
 		s := &pl.Series[i]
-		lo, hi := w.Stats.Lo, w.Stats.Hi
 		if math.IsNaN(lo) || lo <= 0 {
-			lo, hi = w.Stats.Mean, w.Stats.Mean
+			lo, hi = mean, mean
 		}
-		s.X, s.Y = append(s.X, x), append(s.Y, w.Stats.Mean*us)
+		s.X, s.Y = append(s.X, x), append(s.Y, mean*us)
 		s.Lo, s.Hi = append(s.Lo, lo*us), append(s.Hi, hi*us)
 	}
 	if len(pl.Series) == 0 {
 		return fmt.Errorf("--plot: no point to draw (every size 0 or no valid launch)")
+	}
+	if unsync {
+		pl.Title = fmt.Sprintf("mpiperf, %s sharing CPUs: NOT synchronized (all launches: the mean over every launch)", ranks)
 	}
 	return pl.WriteFile(r.cfg.Plot)
 }

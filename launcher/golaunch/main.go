@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,11 @@ import (
 )
 
 const version = "0.1.0"
+
+// completionBash is the bash completion of golaunch and benches.
+//
+//go:embed completion.bash
+var completionBash string
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -48,18 +54,28 @@ func run(args []string) int {
 	mapByArg := fs.String("map-by", "", "order in which ranks take cores: core (fill a socket first) or socket (round-robin);\nwith several hosts, in which they take hosts: slot (fill each host in turn) or node (round-robin)")
 	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
 	hostList := fs.StringP("host", "H", "", "run on these hosts: HOST[:SLOTS],... (SLOTS default 1)")
-	hostfile := fs.String("hostfile", "", "run on the hosts of this file, Open MPI's format: one \"HOST slots=N\" a line")
+	hostfile := fs.String("hostfile", "", "run on the hosts of this file: one \"HOST slots=N\" (Open MPI) or \"HOST:N\" (MPICH) a line")
 	agent := fs.String("launch-agent", "ssh", "command that runs a command on a host: HOST and the agent's command follow it")
 	transport := fs.String("transport", "", "auto (shared memory within a host, TCP between hosts) or tcp (TCP everywhere); default: $GOMPI_TRANSPORT, else auto")
 	connectTimeout := fs.Duration("connect-timeout", 0, "bound on each step of connecting: an agent answering, a rank checking in, a connection (default 20s)")
 	traceDir := fs.String("trace", "", "record every gompi call of every rank into DIR: one file per rank and a manifest\n(goexpert timeline DIR -o FILE makes a timeline); ranks started otherwise: set "+jobenv.Trace+"=DIR")
+	oversubscribe := fs.Bool("oversubscribe", false, "allow more ranks than the slots of -H/--hostfile (on this host alone, ranks may always outnumber cores)")
+	perNode := fs.IntP("npernode", "N", 0, "ranks per host: N on each host of -H/--hostfile; alone, N ranks on this host")
+	wdir := fs.String("wdir", "", "the ranks' working directory (PROGRAM is found from golaunch's)")
+	outputFilename := fs.String("output-filename", "", "also write each rank's output to DIR/1/rank.R/stdout and stderr (DIR:nocopy: only there)")
+	timestamp := fs.Bool("timestamp-output", false, "prefix every output line with the time golaunch received it")
+	fs.Bool("allow-run-as-root", false, "accepted for mpirun's sake: golaunch runs as root without it")
+	var mca []string
+	fs.StringArrayVar(&mca, "mca", nil, "NAME VALUE: accepted and ignored, with a note (gompi has no MCA parameters)")
+	completion := fs.String("completion", "", "print the shell completion script of golaunch and benches: bash (source <(golaunch --completion bash))")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, `usage: golaunch -n N [flags] PROGRAM [args...]
 
 Starts N ranks of PROGRAM on this host, connected through shared memory, and
 supervises them: if one fails, the others are stopped and golaunch says which
-rank failed and how. PROGRAM is an executable, a command in PATH, or a Go
+rank failed and how, quoting its last lines of stderr. PROGRAM is an
+executable, a command in PATH (a bare name, as in a shell: benches), or a Go
 package (./examples/hello) that is built once and then launched.
 
 Inside a Slurm allocation (salloc, sbatch) the ranks run on its nodes, as
@@ -77,13 +93,33 @@ examples:
   golaunch -n 2 --bind-to core --report-bindings ./examples/pingpong
   golaunch -H nodeA:2,nodeB:2 ./examples/ring
   golaunch -H nsA:2,nsB:2 --launch-agent 'ip netns exec' ./examples/ring
+
+mpirun's flags (Open MPI's and MPICH's spellings) work, are accepted with
+a note, or are refused with the gompi way: see docs/LAUNCH.md.
 `, fs.FlagUsages())
 	}
-	if err := fs.Parse(normalizeArgs(args)); err != nil {
+	args, notes, err := mpirunArgs(fs, args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "golaunch: %v\n", err)
+		return 2
+	}
+	for _, n := range notes {
+		fmt.Fprintf(os.Stderr, "golaunch: note: %s\n", n)
+	}
+	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
 		fmt.Fprintf(os.Stderr, "golaunch: %v (see golaunch --help)\n", err)
+		return 2
+	}
+	switch *completion {
+	case "":
+	case "bash":
+		fmt.Print(completionBash)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "golaunch: --completion %q: only bash is provided\n", *completion)
 		return 2
 	}
 	if *showVersion {
@@ -114,8 +150,22 @@ examples:
 			}
 		}
 	}
+	if fs.Changed("npernode") {
+		if *perNode < 1 {
+			fmt.Fprintf(os.Stderr, "golaunch: --npernode must be at least 1, not %d\n", *perNode)
+			return 2
+		}
+		hosts = launcher.PerNode(hosts, *perNode)
+		if len(hosts) == 0 && fs.Changed("np") && *n > *perNode && !*oversubscribe {
+			fmt.Fprintf(os.Stderr, "golaunch: -n %d with --npernode %d and no -H: %d ranks on this one host; drop -N, or add --oversubscribe\n", *n, *perNode, *perNode)
+			return 2
+		}
+	}
 	if !fs.Changed("np") {
 		*n = 1
+		if len(hosts) == 0 && fs.Changed("npernode") {
+			*n = *perNode
+		}
 		for i, h := range hosts {
 			if i == 0 {
 				*n = 0
@@ -126,6 +176,9 @@ examples:
 	if *n < 1 {
 		fmt.Fprintf(os.Stderr, "golaunch: -n must be at least 1, not %d\n", *n)
 		return 2
+	}
+	if *oversubscribe {
+		hosts = launcher.Oversubscribe(hosts, *n)
 	}
 	hostMap := "slot"
 	switch *mapByArg {
@@ -184,10 +237,17 @@ examples:
 		return 2
 	}
 	defer prog.Close()
+	if *wdir != "" {
+		if st, err := os.Stat(*wdir); err != nil || !st.IsDir() {
+			fmt.Fprintf(os.Stderr, "golaunch: --wdir %s: not a directory\n", *wdir)
+			return 2
+		}
+	}
 
 	cfg := launcher.Config{
 		N: *n, Program: prog.Path, Args: rest[1:], Env: extra,
 		TagOutput: *tag, Timeout: *timeout,
+		TimestampOutput: *timestamp, OutputFilename: *outputFilename, Dir: *wdir,
 		Oversubscribed: *n > launcher.UsableCPUs(),
 		GOMAXPROCS:     max(1, launcher.UsableCPUs() / *n),
 		Bind:           bindFunc(plan),
@@ -206,31 +266,6 @@ examples:
 		return 1
 	}
 	return res.ExitCode
-}
-
-// normalizeArgs rewrites mpirun's single-dash -np into --np, up to PROGRAM.
-func normalizeArgs(args []string) []string {
-	out := append([]string(nil), args...)
-	takesValue := map[string]bool{"-n": true, "--np": true, "-x": true, "--env": true, "--timeout": true, "-np": true,
-		"-H": true, "--host": true, "--hostfile": true, "--map-by": true, "--launch-agent": true, "--transport": true,
-		"--connect-timeout": true, "--bind-to": true, "--trace": true}
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		switch {
-		case a == "-np":
-			out[i] = "--np"
-		case strings.HasPrefix(a, "-np="):
-			out[i] = "--np=" + a[len("-np="):]
-		case a == "--":
-			return out
-		case !strings.HasPrefix(a, "-"):
-			return out // PROGRAM: the rest is its own
-		}
-		if takesValue[out[i]] && !strings.Contains(out[i], "=") {
-			i++
-		}
-	}
-	return out
 }
 
 // envFlags turns -x arguments into NAME=VALUE.

@@ -193,9 +193,24 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		_, err := c.Recv(nil, arg, 0)
 		return err
 	},
-	// abort: rank arg calls Abort(5); the others wait.
+	// loudfail: rank arg says why on stderr and exits with status 3; the
+	// others write screens of output to stderr first, then wait for it.
+	"loudfail": func(c *gompi.Comm, arg int) error {
+		if c.Rank() == arg {
+			time.Sleep(50 * time.Millisecond)
+			fmt.Fprintf(os.Stderr, "rank %d: reading input.dat: no such file\n", arg)
+			os.Exit(3)
+		}
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(os.Stderr, "rank %d: noise line %d\n", c.Rank(), i)
+		}
+		_, err := c.Recv(nil, arg, 0)
+		return err
+	},
+	// abort: rank arg says so on stderr and calls Abort(5); the others wait.
 	"abort": func(c *gompi.Comm, arg int) error {
 		if c.Rank() == arg {
+			fmt.Fprintf(os.Stderr, "rank %d: calling Abort(5)\n", arg)
 			gompi.Abort(5)
 		}
 		time.Sleep(time.Minute)

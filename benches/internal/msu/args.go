@@ -10,12 +10,13 @@ package msu
 import (
 	"errors"
 	"fmt"
+	"github.com/gompi/gompi/benches/internal/outpath"
+	"github.com/gompi/gompi/benches/internal/tty"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/benches/internal/report"
 	"github.com/gompi/gompi/gompi"
@@ -206,10 +207,11 @@ type IO struct {
 }
 
 // StdIO writes to the process's stdout and stderr, with progress on stderr
-// only for rank 0 and only when stderr is a terminal.
+// only for rank 0 and only when stderr is a terminal (under golaunch: when
+// golaunch's is).
 func StdIO(rank int) IO {
 	io := IO{Stdout: os.Stdout, Stderr: os.Stderr}
-	if _, err := unix.IoctlGetTermios(int(os.Stderr.Fd()), unix.TCGETS); err == nil && rank == 0 {
+	if tty.Is(os.Stderr) && rank == 0 {
 		io.Progress = os.Stderr
 	}
 	return io
@@ -256,6 +258,12 @@ func (s *Suite) Setup(world *gompi.Comm, fs *pflag.FlagSet, args []string, o *Op
 	}
 	if err := CheckRanks(s.Name, world.Size(), s.MinRanks, s.MaxRanks); err != nil {
 		return false, err
+	}
+	// The files are written after the run: refuse now what could not be.
+	for _, f := range []struct{ flag, path string }{{"--output", o.Output}, {"--plot", o.Plot}} {
+		if err := outpath.Check(f.flag, f.path); err != nil {
+			return false, Usagef("%v", err)
+		}
 	}
 	return false, o.SetTimer()
 }

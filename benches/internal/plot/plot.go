@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Scale maps data to an axis.
@@ -57,10 +58,15 @@ type Plot struct {
 // Colours: the Okabe–Ito palette, distinguishable with colour blindness.
 var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"}
 
-// Margins around the plotting area; the right one holds the legend.
+// Margins around the plotting area; the right one holds the legend and
+// grows with its longest name.
 const (
 	marginL, marginR, marginT, marginB = 80, 170, 40, 55
 	font                               = "font-family:sans-serif;font-size:12px"
+	// Widths of a character, generous for sans-serif at 12 and 14 px: text
+	// is laid out by the viewer, so the figure is sized by these bounds
+	// rather than clip a legend or a title.
+	charW, titleCharW = 7.5, 8.8
 )
 
 // axis maps data values to pixels along one direction.
@@ -112,7 +118,16 @@ func (p *Plot) WriteSVG(w io.Writer) error {
 	if H <= 0 {
 		H = 450
 	}
-	x := &axis{scale: p.XScale, p0: marginL, p1: float64(W - marginR), format: p.XFormat}
+	// The legend's margin fits its longest name, the figure its title and
+	// every legend row: nothing is clipped.
+	right := marginR
+	for _, s := range p.Series {
+		right = max(right, 45+int(math.Ceil(charW*float64(utf8.RuneCountInString(s.Name))))+10)
+	}
+	W += right - marginR
+	W = max(W, int(math.Ceil(titleCharW*float64(utf8.RuneCountInString(p.Title))))+20)
+	H = max(H, marginT+10+20*len(p.Series)+10)
+	x := &axis{scale: p.XScale, p0: marginL, p1: float64(W - right), format: p.XFormat}
 	y := &axis{scale: p.YScale, p0: float64(H - marginB), p1: marginT, format: p.YFormat}
 	if err := p.ranges(x, y); err != nil {
 		return err
@@ -124,7 +139,7 @@ func (p *Plot) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" style="%s">`+"\n", W, H, W, H, font)
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", W, H)
 	if p.Title != "" {
-		fmt.Fprintf(&b, `<text x="%d" y="22" text-anchor="middle" style="font-size:14px">%s</text>`+"\n", (marginL+W-marginR)/2, esc(p.Title))
+		fmt.Fprintf(&b, `<text x="%d" y="22" text-anchor="middle" style="font-size:14px">%s</text>`+"\n", W/2, esc(p.Title))
 	}
 	// Grid, ticks and their labels.
 	for i, v := range x.ticks {
@@ -148,7 +163,7 @@ func (p *Plot) WriteSVG(w io.Writer) error {
 		p.drawSeries(&b, s, x, y, color)
 		// Legend entry, drawn as the series is.
 		ly := marginT + 10 + 20*i
-		lx := W - marginR + 15
+		lx := W - right + 15
 		if s.Mode != Points {
 			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>`+"\n", lx, ly, lx+24, ly, color)
 		}

@@ -2,11 +2,16 @@ package plot
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gompi/gompi/benches/internal/params"
 	"github.com/gompi/gompi/internal/golden"
@@ -134,6 +139,45 @@ func TestTicks(t *testing.T) {
 	for _, c := range []struct{ raw, want float64 }{{0.13, 0.2}, {1, 1}, {3, 5}, {7, 10}, {0, 1}} {
 		if got := niceStep(c.raw); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("niceStep(%v) = %v, want %v", c.raw, got, c.want)
+		}
+	}
+}
+
+// TestNothingClipped: every text of the figure fits in it, at a width of 7
+// px a character (12 px sans-serif; 8 for the 14 px title), however long
+// the legend's names and the title, and every legend row is inside it.
+func TestNothingClipped(t *testing.T) {
+	p := bandwidth()
+	p.Title = "mpiperf, 64 ranks sharing CPUs: NOT synchronized (all launches: mean over every launch)"
+	for i := 0; i < 30; i++ {
+		p.Series = append(p.Series, Series{Name: fmt.Sprintf("bcast scatter_allgather_ring (all launches) %d", i),
+			X: []float64{1, 2}, Y: []float64{1, 2}})
+	}
+	s := mustSVG(t, p)
+	var w, h float64
+	fmt.Sscanf(s[strings.Index(s, "width="):], `width="%g" height="%g"`, &w, &h)
+	textRe := regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9.]+)"( text-anchor="(\w+)")?( style="font-size:(\d+)px")?>([^<]*)</text>`)
+	texts := textRe.FindAllStringSubmatch(s, -1)
+	if len(texts) < 30 {
+		t.Fatalf("found %d texts in:\n%s", len(texts), s)
+	}
+	for _, m := range texts {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		cw := 7.0
+		if m[6] == "14" {
+			cw = 8
+		}
+		tw := cw * float64(utf8.RuneCountInString(html.UnescapeString(m[7])))
+		lo, hi := x, x+tw
+		switch m[4] {
+		case "middle":
+			lo, hi = x-tw/2, x+tw/2
+		case "end":
+			lo, hi = x-tw, x
+		}
+		if lo < 0 || hi > w || y < 0 || y > h {
+			t.Errorf("text %q spans x %.0f..%.0f at y %.0f: outside the %.0f×%.0f figure", m[7], lo, hi, y, w, h)
 		}
 	}
 }
