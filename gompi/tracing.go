@@ -42,6 +42,7 @@ type rankWriter struct {
 	rank  int
 	world *Comm
 	host  string
+	rec   *recorder
 }
 
 var (
@@ -74,7 +75,7 @@ func traceStart(r *rank, host string) error {
 	if err != nil {
 		return base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
-	rw := &rankWriter{w: w, comms: make([]*Comm, 1024), rank: world.Rank(), world: world, host: host}
+	rw := &rankWriter{w: w, comms: make([]*Comm, 1024), rank: world.Rank(), world: world, host: host, rec: rec}
 	rec.mu.Lock()
 	old := rec.writers.Load()
 	var ws []*rankWriter
@@ -98,7 +99,7 @@ func traceStop(r *rank) error {
 	if rw == nil {
 		return nil
 	}
-	rec := theRec
+	rec := rw.rec
 	hosts := rec.syncClock(rw, "finalize")
 	err := rw.w.Close()
 	if rw.rank == 0 {
