@@ -133,6 +133,10 @@ func (c *Comm) collErr(r Routine, err error) error {
 	if err == nil {
 		return nil
 	}
+	if e, ok := err.(*base.Error); ok && e.Op == r.String() {
+		e.Rank = c.c.Rank() // the call's own check: already the runtime's error
+		return e
+	}
 	class := base.ErrInternal
 	switch {
 	case errors.Is(err, coll.ErrMismatch), errors.Is(err, base.ErrTruncate):
@@ -220,16 +224,24 @@ func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 
 // Reduce combines the send vectors of all ranks with op, in rank order, into
 // recv at root (recv is ignored elsewhere). In place at root: send nil.
-func (c *Comm) Reduce(send, recv []byte, op Op, root int, opts ...CollOption) error {
+func (c *Comm) Reduce(send, recv []byte, op AnyOp, root int, opts ...CollOption) error {
 	return c.collective(RoutineReduce, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: send, Recv: recv, Op: op, Root: root}), opts...)
+		o, err := opOf(RoutineReduce, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: send, Recv: recv, Op: o, Root: root}), opts...)
 	})
 }
 
 // Allreduce is Reduce with the result on every rank. In place: send nil.
-func (c *Comm) Allreduce(send, recv []byte, op Op, opts ...CollOption) error {
+func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineAllreduce, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineAllreduce, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: send, Recv: recv, Op: o}), opts...)
 	})
 }
 
@@ -302,30 +314,46 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcoun
 
 // ReduceScatter reduces the send vectors and gives rank i counts[i] bytes of
 // the result, in recv. In place: send nil.
-func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op Op, opts ...CollOption) error {
+func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: op}), opts...)
+		o, err := opOf(RoutineReduceScatter, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: o}), opts...)
 	})
 }
 
 // ReduceScatterBlock is ReduceScatter with equal parts of len(recv) bytes.
-func (c *Comm) ReduceScatterBlock(send, recv []byte, op Op, opts ...CollOption) error {
+func (c *Comm) ReduceScatterBlock(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatterBlock, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineReduceScatterBlock, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: send, Recv: recv, Op: o}), opts...)
 	})
 }
 
 // Scan sets recv on rank r to the reduction of ranks 0..r. In place: send nil.
-func (c *Comm) Scan(send, recv []byte, op Op, opts ...CollOption) error {
+func (c *Comm) Scan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineScan, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineScan, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: send, Recv: recv, Op: o}), opts...)
 	})
 }
 
 // Exscan sets recv on rank r > 0 to the reduction of ranks 0..r-1. In place:
 // send nil.
-func (c *Comm) Exscan(send, recv []byte, op Op, opts ...CollOption) error {
+func (c *Comm) Exscan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineExscan, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineExscan, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: send, Recv: recv, Op: o}), opts...)
 	})
 }

@@ -17,13 +17,21 @@ func (c *Comm) Ibcast(buf []byte, root int, opts ...CollOption) (*Request, error
 }
 
 // Ireduce starts a Reduce.
-func (c *Comm) Ireduce(send, recv []byte, op Op, root int, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIreduce, root, len(recv), coll.OpReduce, coll.Args{Send: send, Recv: recv, Op: op, Root: root}, opts)
+func (c *Comm) Ireduce(send, recv []byte, op AnyOp, root int, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIreduce, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIreduce, root, len(recv), coll.OpReduce, coll.Args{Send: send, Recv: recv, Op: o, Root: root}, opts)
 }
 
 // Iallreduce starts an Allreduce.
-func (c *Comm) Iallreduce(send, recv []byte, op Op, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIallreduce, -1, len(recv), coll.OpAllreduce, coll.Args{Send: send, Recv: recv, Op: op}, opts)
+func (c *Comm) Iallreduce(send, recv []byte, op AnyOp, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIallreduce, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIallreduce, -1, len(recv), coll.OpAllreduce, coll.Args{Send: send, Recv: recv, Op: o}, opts)
 }
 
 // Igather starts a Gather.
@@ -72,21 +80,37 @@ func (c *Comm) Ialltoallw(send []byte, scounts, sdispls []int, recv []byte, rcou
 }
 
 // IreduceScatter starts a ReduceScatter.
-func (c *Comm) IreduceScatter(send, recv []byte, counts []int, op Op, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIreduceScatter, -1, len(recv), coll.OpReduceScatter, coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: op}, opts)
+func (c *Comm) IreduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIreduceScatter, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIreduceScatter, -1, len(recv), coll.OpReduceScatter, coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: o}, opts)
 }
 
 // IreduceScatterBlock starts a ReduceScatterBlock.
-func (c *Comm) IreduceScatterBlock(send, recv []byte, op Op, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIreduceScatterBlock, -1, len(recv), coll.OpReduceScatterBlock, coll.Args{Send: send, Recv: recv, Op: op}, opts)
+func (c *Comm) IreduceScatterBlock(send, recv []byte, op AnyOp, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIreduceScatterBlock, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIreduceScatterBlock, -1, len(recv), coll.OpReduceScatterBlock, coll.Args{Send: send, Recv: recv, Op: o}, opts)
 }
 
 // Iscan starts a Scan.
-func (c *Comm) Iscan(send, recv []byte, op Op, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIscan, -1, len(recv), coll.OpScan, coll.Args{Send: send, Recv: recv, Op: op}, opts)
+func (c *Comm) Iscan(send, recv []byte, op AnyOp, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIscan, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIscan, -1, len(recv), coll.OpScan, coll.Args{Send: send, Recv: recv, Op: o}, opts)
 }
 
 // Iexscan starts an Exscan.
-func (c *Comm) Iexscan(send, recv []byte, op Op, opts ...CollOption) (*Request, error) {
-	return c.icollective(RoutineIexscan, -1, len(recv), coll.OpExscan, coll.Args{Send: send, Recv: recv, Op: op}, opts)
+func (c *Comm) Iexscan(send, recv []byte, op AnyOp, opts ...CollOption) (*Request, error) {
+	o, err := opOf(RoutineIexscan, op)
+	if err != nil {
+		return nil, c.opErr(err)
+	}
+	return c.icollective(RoutineIexscan, -1, len(recv), coll.OpExscan, coll.Args{Send: send, Recv: recv, Op: o}, opts)
 }
