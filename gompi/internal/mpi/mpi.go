@@ -58,6 +58,7 @@ type Proc struct {
 	tagUB      int
 
 	bg sync.WaitGroup // goroutines of requests made by Comm.Go
+	rq recvQueue      // receives waiting for their messages (match.go)
 
 	mu       sync.Mutex // guards the fields below
 	inflight *Request   // requests MPI works on: kept reachable until they complete
@@ -173,6 +174,7 @@ func (p *Proc) ThreadLevel() (provided int, serialized bool) { return p.provided
 // then calls MPI_Finalize.
 func (p *Proc) Close() {
 	p.bg.Wait()
+	p.rq.close()
 	p.mu.Lock()
 	p.done = true
 	p.mu.Unlock()
@@ -196,6 +198,7 @@ func (p *Proc) Progress() {
 	for _, r := range pending {
 		r.Done()
 	}
+	p.match()
 	if len(pending) == 0 {
 		C.gompi_iprobe(C.int(base.AnySource), C.int(base.AnyTag), p.world.ch)
 	}
