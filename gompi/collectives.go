@@ -2,6 +2,7 @@ package gompi
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/coll"
@@ -151,10 +152,19 @@ func (c *Comm) collErr(r Routine, err error) error {
 			}
 		}
 	}
-	e := &base.Error{Op: r.String(), Rank: c.c.Rank(), Peer: -1, Tag: -1, Err: class, Detail: err.Error()}
+	e := &base.Error{Op: r.String(), Rank: c.c.Rank(), Peer: -1, Tag: -1, Err: class, Cause: err, Detail: base.Describe(err)}
 	var ce *coll.Error
 	if errors.As(err, &ce) {
 		e.Peer = ce.Peer
+		// The algorithm's own words, without its prefix (operation, rank,
+		// class), which this error says already.
+		e.Detail = base.Describe(ce.Err)
+		for _, k := range []error{coll.ErrArg, coll.ErrMismatch, coll.ErrUnknownAlgorithm, coll.ErrNotApplicable, class} {
+			e.Detail = strings.TrimPrefix(e.Detail, k.Error()+": ")
+		}
+		if ce.Algorithm != "" {
+			e.Detail += " (algorithm " + ce.Algorithm + ")"
+		}
 	}
 	return e
 }

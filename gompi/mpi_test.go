@@ -88,3 +88,22 @@ func TestMPICollectivesAreTheDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Under -tags mpi, Run runs fn as this process's rank of the MPI job.
+func TestRunOverMPI(t *testing.T) {
+	w := gompi.World()
+	ran := false
+	err := gompi.Run(w.Size(), func(c *gompi.Comm) error {
+		ran = true
+		if c != w || gompi.World() != w {
+			t.Error("Run's communicator is not the MPI world")
+		}
+		return nil
+	})
+	if err != nil || !ran {
+		t.Fatalf("Run(%d): %v (ran %v)", w.Size(), err, ran)
+	}
+	if err := gompi.Run(w.Size()+1, func(*gompi.Comm) error { return nil }); !errors.Is(err, gompi.ErrArg) {
+		t.Fatalf("Run of another size: %v, want ErrArg", err)
+	}
+}

@@ -272,6 +272,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 
 // Free releases c and its collective twin (MPI_Comm_free).
 func (c *Comm) Free() error {
+	c.p.withdrawComm(c)
 	if err := C.gompi_comm_free(c.ch); err != 0 {
 		return c.mpiErr("Comm_free", err, -1, -1)
 	}

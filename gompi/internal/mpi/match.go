@@ -165,6 +165,25 @@ func (p *Proc) withdraw(r *Request) bool {
 	return true
 }
 
+// withdrawComm fails the receives still queued on c as it is freed: their
+// handles would name a freed communicator, or a later one that reuses the
+// handle.
+func (p *Proc) withdrawComm(c *Comm) {
+	q := &p.rq
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for r := q.head; r != nil; {
+		next := r.qnext
+		if r.on == c.h || r.on == c.ch {
+			p.unqueue(r)
+			r.failRecv(&base.Error{Op: "Recv", Rank: c.rank, Peer: int(r.peer), Tag: int(r.tag), Err: base.ErrComm,
+				Detail: "the communicator " + c.name + " was freed while the receive waited for its message",
+				Hint:   "complete or cancel receives before freeing their communicator"})
+		}
+		r = next
+	}
+}
+
 // poll matches queued receives while there are any. It is there for
 // progress, not for speed (whoever waits or tests matches itself), so it
 // sleeps between rounds, longer once nothing has arrived for a while: it
@@ -254,5 +273,5 @@ func (r *Request) unbounce() {
 func (c *Comm) truncateErr(size, n, src, tag int) error {
 	return &base.Error{Op: "Recv", Rank: c.rank, Peer: src, Tag: tag, Err: base.ErrTruncate,
 		Detail: fmt.Sprintf("a message of %d bytes arrived for a buffer of %d", size, n),
-		Hint:   base.HintTruncate}
+		Hint:   base.HintTruncate, MessageBytes: size, BufferBytes: n}
 }
