@@ -350,9 +350,10 @@ gompi_mprobe_result gompi_improbe(int src, int tag, gompi_h ch) {
 	return out;
 }
 
-/* mprobe blocks until a message matches; serialized, it loops over
+/* gompi_mprobe blocks until a message matches; serialized, it loops over
  * MPI_Improbe, releasing the lock between tries. */
-static gompi_mprobe_result mprobe(int src, int tag, MPI_Comm c) {
+gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
 	gompi_mprobe_result out = {0};
 	MPI_Status st = EMPTY_STATUS;
 	MPI_Message m = MPI_MESSAGE_NULL;
@@ -413,7 +414,7 @@ gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg) {
 
 /* recv_probed is a blocking receive: a matched probe, then mrecv. */
 gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h ch) {
-	gompi_mprobe_result p = mprobe(src, tag, COMM(ch));
+	gompi_mprobe_result p = gompi_mprobe(src, tag, ch);
 	if (p.err != MPI_SUCCESS) {
 		gompi_status out = {.err = p.err, .source = GOMPI_ANY_SOURCE, .tag = GOMPI_ANY_TAG};
 		return out;

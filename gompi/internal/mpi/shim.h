@@ -123,6 +123,7 @@ int gompi_cancel(gompi_h *r);
 int gompi_request_free(gompi_h *r);
 gompi_status gompi_probe(int src, int tag, gompi_h c);
 gompi_mprobe_result gompi_improbe(int src, int tag, gompi_h c);
+gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h c);
 gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h c);
 gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg);
 gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg);
