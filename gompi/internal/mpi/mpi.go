@@ -63,6 +63,7 @@ type Proc struct {
 	mu       sync.Mutex // guards the fields below
 	inflight *Request   // requests MPI works on: kept reachable until they complete
 	bsends   []*Request // sends with an onDone, completed by Progress
+	freed    []*Request // requests the program freed, completed by Progress
 	done     bool       // finalized: no more MPI calls from cleanups
 }
 
@@ -194,7 +195,16 @@ func (p *Proc) SetAbortExit(int) {}
 func (p *Proc) Progress() {
 	p.mu.Lock()
 	pending := append([]*Request(nil), p.bsends...)
+	freed := p.freed
+	p.freed = nil
 	p.mu.Unlock()
+	for _, r := range freed {
+		if !r.Done() {
+			p.mu.Lock()
+			p.freed = append(p.freed, r)
+			p.mu.Unlock()
+		}
+	}
 	for _, r := range pending {
 		r.Done()
 	}

@@ -409,6 +409,19 @@ func (p *Proc) WaitAny(reqs []*Request) (int, error) {
 	}
 }
 
+// Free lets r complete on its own (MPI_Request_free): Progress, which
+// waits and tests call, completes it, releasing its buffer's pin; nothing
+// of its outcome is kept. Its MPI request is not freed at once, since the
+// buffer must stay pinned until MPI is done with it.
+func (r *Request) Free() {
+	if r.done.Load() != 0 || r.kind == kindGo {
+		return
+	}
+	r.p.mu.Lock()
+	r.p.freed = append(r.p.freed, r)
+	r.p.mu.Unlock()
+}
+
 // waitMatched waits until a queued receive has its message (or failed).
 func (r *Request) waitMatched() {
 	var start time.Time
