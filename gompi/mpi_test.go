@@ -46,13 +46,6 @@ func TestHostsAndTransport(t *testing.T) {
 	}
 }
 
-func TestRunNeedsTheGoBackend(t *testing.T) {
-	err := gompi.Run(2, func(*gompi.Comm) error { return nil })
-	if !errors.Is(err, gompi.ErrNotSupported) {
-		t.Fatalf("Run under MPI: %v", err)
-	}
-}
-
 func TestMPIClockFromEnvironment(t *testing.T) {
 	if name := gompi.Timer().Name(); name != "mpi" {
 		t.Fatalf("GOMPI_TIMER=mpi gave the %q clock", name)

@@ -4,8 +4,8 @@ import "unsafe"
 
 // Typed collectives: the generic functions take slices of any fixed-size
 // element type, and counts and displacements in elements; they call the
-// byte-slice methods of Comm without copying. A nil send slice means "in
-// place", as for the methods.
+// byte-slice methods of Comm without copying. InPlace[T]() as the send
+// slice means "in place", as for the methods.
 
 func elemSize[T any]() int { return int(unsafe.Sizeof(*new(T))) }
 

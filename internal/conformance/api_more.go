@@ -19,6 +19,7 @@ var apiMoreCases = []Case{
 	{"CommCreateFromGroup", ranks(1, 6), commCreateFromGroup},
 	{"SplitTypeShared", ranks(1, 4), splitTypeShared},
 	{"CartesianHalo", ranks(1, 6), cartesianHalo},
+	{"NilIsNotInPlace", ranks(1, 4), nilIsNotInPlace},
 }
 
 func sendrecvReplaceRing(c *gompi.Comm) error {
@@ -326,6 +327,28 @@ func cartesianHalo(c *gompi.Comm) error {
 	}
 	if err := gompi.DimsCreate(10, []int{3, 0}); !errors.Is(err, gompi.ErrArg) {
 		return fmt.Errorf("DimsCreate(10, {3,0}): %v", err)
+	}
+	return nil
+}
+
+// nilIsNotInPlace: only InPlace means "in place"; a nil send buffer is an
+// empty one, refused where the call needs data.
+func nilIsNotInPlace(c *gompi.Comm) error {
+	buf := vec(c.Rank(), 3)
+	if err := gompi.Allreduce(c, nil, buf, gompi.Sum[int32]()); !errors.Is(err, gompi.ErrArg) {
+		return fmt.Errorf("Allreduce with a nil send buffer: %v, want ErrArg", err)
+	}
+	if err := gompi.Allreduce(c, gompi.InPlace[int32](), buf, gompi.Sum[int32]()); err != nil {
+		return err
+	}
+	for i, v := range buf {
+		var want int32
+		for r := range c.Size() {
+			want += val(r, i)
+		}
+		if v != want {
+			return fmt.Errorf("in place: element %d is %d, want %d", i, v, want)
+		}
 	}
 	return nil
 }

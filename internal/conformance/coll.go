@@ -92,7 +92,7 @@ func checkColls(c *gompi.Comm, n int, opts ...gompi.CollOption) error {
 		return err
 	}
 	ip := vec(me, n)
-	if err := gompi.Allreduce(c, nil, ip, gompi.Sum[int32](), opts...); err != nil {
+	if err := gompi.Allreduce(c, gompi.InPlace[int32](), ip, gompi.Sum[int32](), opts...); err != nil {
 		return err
 	}
 	for i := range ar {
