@@ -382,8 +382,8 @@ func (c *Comm) Go(fn func() error) *Request {
 // It tests each request in turn (MPI_Test), yielding between rounds, since
 // the requests may mix MPI requests and goroutines.
 func (p *Proc) WaitAny(reqs []*Request) (int, error) {
-	var start time.Time
-	for round := 0; ; round++ {
+	var b backoff
+	for {
 		live := false
 		for i, r := range reqs {
 			if r == nil || (r.persistent && !r.active) {
@@ -397,15 +397,27 @@ func (p *Proc) WaitAny(reqs []*Request) (int, error) {
 		if !live {
 			return -1, nil
 		}
-		switch {
-		case round < 64:
-		case round == 64:
-			start = time.Now()
-		case time.Since(start) < 10*time.Millisecond:
-			runtime.Gosched()
-		default:
-			time.Sleep(50 * time.Microsecond)
-		}
+		b.pause(50 * time.Microsecond)
+	}
+}
+
+// backoff paces a polling loop: busy for 64 rounds, then yielding for
+// 10 ms, then sleeping between rounds.
+type backoff struct {
+	round int
+	start time.Time
+}
+
+func (b *backoff) pause(sleep time.Duration) {
+	b.round++
+	switch {
+	case b.round < 64:
+	case b.round == 64:
+		b.start = time.Now()
+	case time.Since(b.start) < 10*time.Millisecond:
+		runtime.Gosched()
+	default:
+		time.Sleep(sleep)
 	}
 }
 
@@ -424,18 +436,10 @@ func (r *Request) Free() {
 
 // waitMatched waits until a queued receive has its message (or failed).
 func (r *Request) waitMatched() {
-	var start time.Time
-	for round := 0; r.queued.Load(); round++ {
-		r.p.match()
-		switch {
-		case !r.queued.Load():
-		case round < 64:
-		case round == 64:
-			start = time.Now()
-		case time.Since(start) < 10*time.Millisecond:
-			runtime.Gosched()
-		default:
-			time.Sleep(20 * time.Microsecond)
+	var b backoff
+	for r.queued.Load() {
+		if r.p.match(); r.queued.Load() {
+			b.pause(20 * time.Microsecond)
 		}
 	}
 }
