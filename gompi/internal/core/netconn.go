@@ -47,8 +47,10 @@ const (
 	// rendezvous, so that their payload is read once, into the posted
 	// buffer. (Open MPI's TCP transport uses the same 64 KiB.)
 	netEagerMax = 64 << 10
-	// netOutMax bounds the bytes queued for one peer that the kernel has not
-	// taken yet; a sender past it waits, driving progress, until they drain.
+	// netOutMax bounds the payload bytes copied into one peer's output
+	// queue. Past it an eager send is queued by reference instead: its
+	// request completes once the kernel has taken it (netSend), so the
+	// sender never waits for a receiver that does not read.
 	netOutMax  = 4 << 20
 	netReadBuf = 128 << 10
 )
@@ -100,7 +102,8 @@ type outItem struct {
 	hdr  [frameHdrSize]byte
 	hoff int      // header bytes already written
 	data []byte   // payload left to write
-	req  *Request // completes when the item is written (data frames)
+	req  *Request // owns data when set (no copy was made)
+	done bool     // complete req when the item is written
 }
 
 // netConn is the connection to one peer.
@@ -206,10 +209,11 @@ func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
 }
 
 // send writes one frame, or queues what the kernel does not take. A queued
-// payload is copied unless req keeps it alive: data frames reference the
-// sender's buffer until written. Nothing is allocated unless something is
-// queued.
-func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err error) {
+// payload is copied unless req keeps it alive (data frames, and eager sends
+// past netOutMax reference the sender's buffer until written); with done,
+// req completes once its frame is written. Nothing is allocated unless
+// something is queued.
+func (c *netConn) send(f *frame, data []byte, req *Request, done bool) (queued bool, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.state.Load() == connBroken {
@@ -227,7 +231,7 @@ func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err er
 			return false, nil
 		}
 	}
-	it := &outItem{hdr: *h, req: req}
+	it := &outItem{hdr: *h, req: req, done: done}
 	if n >= frameHdrSize {
 		it.hoff = frameHdrSize
 		data = data[n-frameHdrSize:]
@@ -247,7 +251,7 @@ func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err er
 // sendCtl sends a frame without payload from the lock holder; a broken
 // connection is noted, not returned: the requests of the peer fail with it.
 func (c *netConn) sendCtl(p *Proc, f *frame) {
-	if _, err := c.send(f, nil, nil); err != nil {
+	if _, err := c.send(f, nil, nil, false); err != nil {
 		p.netBreak(c, err)
 	}
 }
@@ -277,7 +281,7 @@ func (c *netConn) flush(p *Proc) {
 		}
 		c.out[0] = nil
 		c.out = c.out[1:]
-		if r := it.req; r != nil && r.done.Load() == 0 {
+		if r := it.req; r != nil && it.done && r.done.Load() == 0 {
 			r.st = base.EmptyStatus
 			p.complete(r)
 		}

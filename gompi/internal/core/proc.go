@@ -63,14 +63,16 @@ type Proc struct {
 	inflight  map[uint64]*Request // sends awaiting a reply; pipelined receives
 	streams   []*Request          // pipelined sends with fragments left to push
 	nextID    uint64
-	starved   bool // waiting for cells to come back
-	woke      bool // this drain completed something: wake sleeping threads
-	boxesUsed int  // outbound fast boxes given out
+	starved   bool  // waiting for cells to come back
+	woke      bool  // this drain completed something: wake sleeping threads
+	boxesUsed int   // outbound fast boxes given out
+	queuedN   int32 // sends waiting in the peers' send queues (sendq.go)
 
 	out     []peerOut               // sending state per world rank
 	inboxes atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
 
 	hasStreams   atomic.Bool
+	queued       atomic.Int32 // queuedN, for lock-free looks
 	cmaOff       atomic.Bool  // cross-memory attach refused once: pipeline from now on
 	cmaMin       int64        // smallest message copied by cross-memory attach
 	waiters      atomic.Int32 // threads inside a wait

@@ -152,10 +152,12 @@ func (p *Proc) poll() {
 		p.drainLocked()
 		p.mu.Unlock()
 	}
+	p.pushQueued()
 }
 
-// hasInput reports whether anything waits to be drained.
-func (p *Proc) hasInput() bool { return !p.seg.Empty(p.local) || p.boxesReady() }
+// hasInput reports whether anything waits to be drained, or a queued send
+// may go.
+func (p *Proc) hasInput() bool { return !p.seg.Empty(p.local) || p.boxesReady() || p.queuedMayMove() }
 
 // waitReq blocks until r completes, driving progress. The caller has called
 // enterWait. It returns an error only if the wait itself failed (abort,
@@ -230,6 +232,8 @@ func (p *Proc) check(r *Request, since time.Time) error {
 		return nil
 	}
 	// The peer is gone, but what it sent before it went may still be queued.
+	// A send of r's still in its peer's send queue fails there.
+	p.pushQueued()
 	p.mu.Lock()
 	p.drainLocked()
 	if r.done.Load() == 0 {
@@ -336,6 +340,7 @@ func (p *Proc) progressLoop() {
 				p.drainLocked()
 				p.mu.Unlock()
 			}
+			p.pushQueued()
 			if p.pending.Load() == 0 || p.waiters.Load() != 0 {
 				break
 			}
