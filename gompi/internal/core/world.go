@@ -106,6 +106,9 @@ func Init() (*Proc, jobenv.Job, error) {
 		}
 	}
 	p := newProc(job.Rank, job.Size, seg, job.LocalRank, locals, opts)
+	if !opts.NoProgress && job.Size > 1 {
+		reserveProgressP()
+	}
 	seg.SetPID(job.LocalRank, os.Getpid())
 	seg.SetState(job.LocalRank, shm.StateRunning)
 	if job.NeedsTCP() {
