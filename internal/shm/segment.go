@@ -72,9 +72,10 @@ type header struct {
 	collOff      int64
 	_            [8]byte
 	// second cache line: written once, on abort
-	abortRank int32
-	abortCode int32
-	aborted   uint32
+	abortRank  int32
+	abortCode  int32
+	aborted    uint32 // set last: rank and code are final once it reads 1
+	abortClaim uint32 // the first Abort takes it
 }
 
 // rankBlock is the per-rank control block; each group of fields that different
@@ -270,11 +271,14 @@ func (s *Segment) SetState(r int, st uint32) {
 }
 
 // Abort records that the job is aborting, with the rank that asked and its
-// exit code, and wakes everyone. Only the first call counts.
+// exit code, and wakes everyone. Only the first call counts. The rank and
+// code are published before the flag, so whoever sees the flag (a peer, the
+// launcher) reads who aborted and with what, never a half-written record.
 func (s *Segment) Abort(rank, code int) {
-	if atomic.CompareAndSwapUint32(&s.hdr.aborted, 0, 1) {
-		s.hdr.abortRank = int32(rank)
-		s.hdr.abortCode = int32(code)
+	if atomic.CompareAndSwapUint32(&s.hdr.abortClaim, 0, 1) {
+		atomic.StoreInt32(&s.hdr.abortRank, int32(rank))
+		atomic.StoreInt32(&s.hdr.abortCode, int32(code))
+		atomic.StoreUint32(&s.hdr.aborted, 1)
 	}
 	s.WakeAll()
 }
@@ -284,7 +288,7 @@ func (s *Segment) Aborted() (rank, code int, ok bool) {
 	if atomic.LoadUint32(&s.hdr.aborted) == 0 {
 		return -1, 0, false
 	}
-	return int(s.hdr.abortRank), int(s.hdr.abortCode), true
+	return int(atomic.LoadInt32(&s.hdr.abortRank)), int(atomic.LoadInt32(&s.hdr.abortCode)), true
 }
 
 // WakeAll rings every rank's doorbell.
