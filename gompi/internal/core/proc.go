@@ -69,6 +69,7 @@ type Proc struct {
 	queuedN   int32 // sends waiting in the peers' send queues (sendq.go)
 
 	out     []peerOut               // sending state per world rank
+	swept   []atomic.Bool           // per world rank: gone, and its requests failed (lost.go)
 	inboxes atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
 
 	hasStreams   atomic.Bool
@@ -105,6 +106,7 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		p.cmaMin = DefaultCMAMin
 	}
 	p.out = make([]peerOut, size)
+	p.swept = make([]atomic.Bool, size)
 	p.inboxes.Store(new([]inbox))
 	if opts.NoCMA {
 		p.cmaOff.Store(true)

@@ -228,6 +228,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 		return base.New(opName(r), base.ErrTimeout, fmt.Sprintf("no progress for %v", p.opts.Timeout),
 			"the peer never sent or received the matching message; raise GOMPI_TIMEOUT if it is just slow")
 	}
+	p.sweepLost()
 	if r == nil || !p.lost(r) {
 		return nil
 	}
@@ -244,14 +245,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 			delete(p.inflight, r.id)
 		}
 		if r.streams {
-			for i, s := range p.streams {
-				if s == r {
-					p.streams = append(p.streams[:i], p.streams[i+1:]...)
-					break
-				}
-			}
-			r.streams = false
-			p.hasStreams.Store(len(p.streams) > 0)
+			p.dropStream(r)
 		}
 		r.err = p.lostErr(opName(r), r)
 		p.complete(r)
@@ -341,6 +335,7 @@ func (p *Proc) progressLoop() {
 				p.mu.Unlock()
 			}
 			p.pushQueued()
+			p.sweepLost()
 			if p.pending.Load() == 0 || p.waiters.Load() != 0 {
 				break
 			}
