@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/internal/jobenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,9 +53,9 @@ const (
 	netReadBuf = 128 << 10
 )
 
-// netChunk caps one read or write system call (GOMPI_TCP_CHUNK, bytes;
-// default 512 KiB, about 100 µs of copying): see rawIO.
-var netChunk = envInt(jobenv.TCPChunk, 512<<10)
+// DefaultTCPChunk caps one read or write system call unless
+// GOMPI_TCP_CHUNK says otherwise: 512 KiB, about 100 µs of copying (rawIO).
+const DefaultTCPChunk = 512 << 10
 
 type frame struct {
 	kind  uint8
@@ -108,10 +106,11 @@ type outItem struct {
 
 // netConn is the connection to one peer.
 type netConn struct {
-	peer int32
-	host string
-	fd   int
-	file *os.File // owns fd
+	chunk int // the most bytes one read or write system call moves
+	peer  int32
+	host  string
+	fd    int
+	file  *os.File // owns fd
 
 	state atomic.Uint32
 	why   error // set before state becomes connBroken
@@ -143,7 +142,7 @@ type netConn struct {
 
 // newNetConn takes over the socket of c: the engine does its own
 // non-blocking I/O on it from now on.
-func newNetConn(peer int, c *net.TCPConn, host string) (*netConn, error) {
+func newNetConn(peer int, c *net.TCPConn, host string, chunk int) (*netConn, error) {
 	c.SetNoDelay(true)
 	f, err := c.File()
 	c.Close()
@@ -155,7 +154,7 @@ func newNetConn(peer int, c *net.TCPConn, host string) (*netConn, error) {
 		f.Close()
 		return nil, err
 	}
-	return &netConn{peer: int32(peer), host: host, fd: fd, file: f,
+	return &netConn{chunk: chunk, peer: int32(peer), host: host, fd: fd, file: f,
 		rbuf: make([]byte, netReadBuf), wbuf: make([]byte, frameHdrSize+8192)}, nil
 }
 
@@ -174,7 +173,7 @@ func (c *netConn) shutdown() {
 // writeNow writes hdr and data with one system call (write for what fits the
 // staging buffer, writev otherwise) and returns how many bytes went.
 func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
-	data = data[:min(len(data), netChunk)]
+	data = data[:min(len(data), c.chunk)]
 	for {
 		var n int
 		var err error
@@ -346,20 +345,14 @@ func (p *Proc) netBreak(c *netConn, err error) {
 
 var errClosedMidStream = errors.New("the peer closed the connection without a goodbye (it died or was killed)")
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
 // rawIO makes a read, write or writev system call on a non-blocking socket
 // without telling the Go scheduler: it cannot block, and a call that copies
 // a large buffer would otherwise outlast the scheduler's 20 µs patience,
 // which then moves this thread's processor to another thread, and the
 // goroutine to yet another when the call returns — a context switch or two
 // per large read or write, measured as a third of the bandwidth lost at
-// 1 MiB. Sizes are capped by netChunk so that a call stays short.
+// 1 MiB. Sizes are capped by the connection's chunk so that a call stays
+// short.
 func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, error) {
 	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(n))
 	if e != 0 {

@@ -189,7 +189,7 @@ func (c *netConn) readPayload(p *Proc) bool {
 			c.rlo += k
 		} else {
 			var ok bool
-			if k, ok = c.sysRead(p, c.dst[:min(len(c.dst), netChunk)]); !ok {
+			if k, ok = c.sysRead(p, c.dst[:min(len(c.dst), c.chunk)]); !ok {
 				return false
 			}
 		}

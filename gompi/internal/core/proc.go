@@ -37,6 +37,12 @@ type Options struct {
 	Spin, Yield time.Duration
 	// NoProgress turns off the background progress goroutine.
 	NoProgress bool
+	// TCPChunk caps the bytes of one read or write system call on a TCP
+	// connection (GOMPI_TCP_CHUNK); 0 means DefaultTCPChunk.
+	TCPChunk int
+	// TCPNet, if set, limits the addresses a rank publishes for TCP peers
+	// on other hosts to this CIDR (GOMPI_TCP_NET).
+	TCPNet string
 	// Cancelled, if set, reports a non-nil error once the job is being torn
 	// down from outside (the in-process mode's context).
 	Cancelled func() error
