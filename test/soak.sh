@@ -13,7 +13,7 @@ trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/" ./launcher/golaunch ./test/rankprog
 echo "soak: $n ranks for $secs s on $(nproc) cores"
 start=$(date +%s)
-"$dir/golaunch" -n "$n" "$dir/rankprog" --mode soak --arg "$secs" | tee "$dir/out" | grep '^soak:'
+"$dir/golaunch" -n "$n" "$dir/rankprog" --mode soak --arg "$secs" | tee "$dir/out" | grep --line-buffered '^soak:'
 echo "soak: the job took $(($(date +%s) - start)) s"
 # The ranks printed their pids; none may outlive the job.
 left=""
