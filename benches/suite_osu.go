@@ -18,7 +18,7 @@ func init() {
 func runOSU(args []string) error {
 	fs := newFlags("osu", "--op OP [flags]   (under golaunch)")
 	cfg := osu.Defaults()
-	fs.StringVar(&cfg.Op, "op", cfg.Op, fmt.Sprintf("operation: %v", osu.Ops))
+	fs.StringVar(&cfg.Op, "op", cfg.Op, fmt.Sprintf("operation: %v, or overlap (nonblocking point-to-point overlapped with computation, in pairs of ranks)", osu.Ops))
 	sizes := params.Sizes{8, 1 << 10, 64 << 10, 1 << 20}
 	fs.Var(&sizes, "sizes", "message sizes in bytes (list, or a progression such as 8..1M)")
 	fs.IntVar(&cfg.Iters, "iters", cfg.Iters, "timed calls per size up to --large")
@@ -40,6 +40,9 @@ func runOSU(args []string) error {
 	}
 	defer gompi.Finalize()
 	c := gompi.World()
+	if cfg.Op == "overlap" {
+		return runOverlap(c, cfg, format)
+	}
 	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")
 	t.SetVerb("avg_us", "%.2f")
 	t.SetVerb("min_us", "%.2f")
@@ -60,4 +63,20 @@ func runOSU(args []string) error {
 		return t.Write(os.Stdout, format)
 	}
 	return nil
+}
+
+// runOverlap runs and reports osu --op overlap.
+func runOverlap(c *gompi.Comm, cfg osu.Config, format report.Format) error {
+	t := report.NewTable("op", "n", "size", "pure_us", "compute_us", "total_us", "overlap_pct", "iters")
+	for _, col := range []string{"pure_us", "compute_us", "total_us", "overlap_pct"} {
+		t.SetVerb(col, "%.1f")
+	}
+	err := osu.RunOverlap(c, cfg, func(p osu.OverlapPoint) error {
+		t.Add("overlap", p.N, p.Size, p.Pure, p.Compute, p.Total, p.Overlap, p.Iters)
+		return nil
+	})
+	if err != nil || c.Rank() != 0 {
+		return err
+	}
+	return t.Write(os.Stdout, format)
 }

@@ -45,8 +45,11 @@ func (s *Segment) Pop(r int) int64 {
 		return off
 	}
 	// A producer holds the tail but has not linked its cell yet: it will in a
-	// few instructions, unless it was descheduled or killed in between.
-	for i := 0; ; i++ {
+	// few instructions, unless it was descheduled or killed in between. Wait
+	// a little, then leave the queue as it was and report it empty for now:
+	// the caller comes back (and, if the producer died, learns so from its
+	// state), so a dead producer cannot hold a reader here for ever.
+	for i := 0; i < popPatience; i++ {
 		if next := atomic.LoadInt64(&c.Next); next != 0 {
 			atomic.StoreInt64(&rb.head, next)
 			return off
@@ -55,7 +58,15 @@ func (s *Segment) Pop(r int) int64 {
 			runtime.Gosched()
 		}
 	}
+	// Only the consumer writes head while the tail is not 0, so putting off
+	// back is safe: the next Pop looks at its link again.
+	atomic.StoreInt64(&rb.head, off)
+	return 0
 }
+
+// popPatience is how many looks Pop takes at a cell being linked before it
+// gives up for now: the first hundred spin, the rest yield the processor.
+const popPatience = 2000
 
 // Empty reports whether local rank r's queue holds nothing, not even a cell
 // being pushed right now.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/internal/shm"
 )
@@ -13,10 +14,14 @@ const boxAfter = 16
 
 // peerOut is this rank's sending state towards one peer.
 type peerOut struct {
-	mu    sync.Mutex // serializes writes to the box
+	mu    sync.Mutex // serializes sends to the peer; guards the fields below
 	sent  int        // messages sent through the queue
 	box   *shm.BoxWriter
-	noBox bool // no box can be had: stop trying
+	noBox bool     // no box can be had: stop trying
+	queue reqQueue // sends waiting for credits, in order (sendq.go)
+
+	hasQueue atomic.Bool   // queue is not empty
+	lack     atomic.Uint32 // what the queue's head waits for (a sendResult)
 }
 
 // inbox is a fast box this rank reads.
@@ -29,10 +34,16 @@ type inbox struct {
 // setupBox gives the peer (world rank w, segment index li) one of this rank's
 // boxes and announces it through the queue, so that everything sent through
 // the queue before it is handled before anything sent through the box.
-// Caller holds o.mu.
+// Without a free cell for the announcement it does nothing: the next send
+// tries again. Caller holds o.mu.
 func (p *Proc) setupBox(o *peerOut, w int32, li int) {
+	cell, ok := p.takeCell()
+	if !ok {
+		return
+	}
 	p.mu.Lock()
 	if p.boxesUsed >= shm.BoxesPerRank || !p.seg.ClaimInbound(li) {
+		p.free = append(p.free, cell)
 		p.mu.Unlock()
 		o.noBox = true
 		return
@@ -40,41 +51,12 @@ func (p *Proc) setupBox(o *peerOut, w int32, li int) {
 	off := p.seg.BoxOffset(p.local, p.boxesUsed)
 	p.boxesUsed++
 	p.mu.Unlock()
-	cell, err := p.allocCell(nil)
-	if err != nil {
-		o.noBox = true
-		return
-	}
 	c := p.seg.CellAt(cell)
 	c.Kind = kindBoxSetup
 	c.Src = int32(p.rank)
 	c.Addr = uint64(off)
 	p.seg.Push(li, cell)
 	o.box = p.seg.NewBoxWriter(off)
-}
-
-// writeBox appends a record to the peer's box, waiting (and progressing) if
-// the box is full.
-func (p *Proc) writeBox(r *Request, o *peerOut, kind uint16, cell int64, payload []byte) error {
-	o.mu.Lock()
-	ok := o.box.Write(kind, r.tag, r.ctx, cell, payload)
-	o.mu.Unlock()
-	if ok {
-		return nil
-	}
-	p.seg.SetBoxFull(p.local, true)
-	defer p.seg.SetBoxFull(p.local, false)
-	write := func() bool {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		return o.box.Write(kind, r.tag, r.ctx, cell, payload)
-	}
-	fits := func() bool {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		return o.box.Fits(len(payload))
-	}
-	return p.waitUntil(r, write, fits)
 }
 
 // addInbox starts reading the box at off, written by world rank src.
@@ -147,7 +129,7 @@ func (p *Proc) sendInline(w int32, buf []byte, tag int32, ctx uint32) bool {
 	}
 	o := &p.out[w]
 	o.mu.Lock()
-	ok := o.box != nil && o.box.Write(shm.BoxInline, tag, ctx, 0, buf)
+	ok := o.box != nil && o.queue.head == nil && o.box.Write(shm.BoxInline, tag, ctx, 0, buf)
 	o.mu.Unlock()
 	if ok {
 		p.seg.Ring(int(li))

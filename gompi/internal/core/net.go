@@ -107,7 +107,7 @@ func netInit(p *Proc, job *jobenv.Job, tcpPeers []int) (*netState, error) {
 	}
 	n.ln = ln
 	port := ln.Addr().(*net.TCPAddr).Port
-	addrs, err := publishAddrs(port, allLocal)
+	addrs, err := publishAddrs(port, allLocal, p.opts.TCPNet)
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -203,13 +203,17 @@ wait:
 		ln.Close()
 		return nil, errors.Join(errs...)
 	}
+	chunk := p.opts.TCPChunk
+	if chunk <= 0 {
+		chunk = DefaultTCPChunk
+	}
 	ranks := make([]int, 0, len(got))
 	for w := range got {
 		ranks = append(ranks, w)
 	}
 	sort.Ints(ranks)
 	for _, w := range ranks {
-		c, err := newNetConn(w, got[w].(*net.TCPConn), job.HostOf(w))
+		c, err := newNetConn(w, got[w].(*net.TCPConn), job.HostOf(w), chunk)
 		if err != nil {
 			for _, w := range ranks {
 				got[w].Close()
@@ -240,14 +244,14 @@ wait:
 // publishAddrs lists the addresses peers may dial: loopback only for a
 // one-host job, else the addresses of this host's interfaces that are up
 // (limited to GOMPI_TCP_NET when set), loopback last.
-func publishAddrs(port int, allLocal bool) ([]string, error) {
+func publishAddrs(port int, allLocal bool, cidrOnly string) ([]string, error) {
 	p := strconv.Itoa(port)
 	loop := net.JoinHostPort("127.0.0.1", p)
 	if allLocal {
 		return []string{loop}, nil
 	}
 	var only *net.IPNet
-	if v := os.Getenv(jobenv.TCPNet); v != "" {
+	if v := cidrOnly; v != "" {
 		_, cidr, err := net.ParseCIDR(v)
 		if err != nil {
 			return nil, fmt.Errorf("gompi: %s=%q is not a CIDR (e.g. 10.0.0.0/8)", jobenv.TCPNet, v)

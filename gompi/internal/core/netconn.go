@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/internal/jobenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,15 +45,17 @@ const (
 	// rendezvous, so that their payload is read once, into the posted
 	// buffer. (Open MPI's TCP transport uses the same 64 KiB.)
 	netEagerMax = 64 << 10
-	// netOutMax bounds the bytes queued for one peer that the kernel has not
-	// taken yet; a sender past it waits, driving progress, until they drain.
+	// netOutMax bounds the payload bytes copied into one peer's output
+	// queue. Past it an eager send is queued by reference instead: its
+	// request completes once the kernel has taken it (netSend), so the
+	// sender never waits for a receiver that does not read.
 	netOutMax  = 4 << 20
 	netReadBuf = 128 << 10
 )
 
-// netChunk caps one read or write system call (GOMPI_TCP_CHUNK, bytes;
-// default 512 KiB, about 100 µs of copying): see rawIO.
-var netChunk = envInt(jobenv.TCPChunk, 512<<10)
+// DefaultTCPChunk caps one read or write system call unless
+// GOMPI_TCP_CHUNK says otherwise: 512 KiB, about 100 µs of copying (rawIO).
+const DefaultTCPChunk = 512 << 10
 
 type frame struct {
 	kind  uint8
@@ -100,15 +100,17 @@ type outItem struct {
 	hdr  [frameHdrSize]byte
 	hoff int      // header bytes already written
 	data []byte   // payload left to write
-	req  *Request // completes when the item is written (data frames)
+	req  *Request // owns data when set (no copy was made)
+	done bool     // complete req when the item is written
 }
 
 // netConn is the connection to one peer.
 type netConn struct {
-	peer int32
-	host string
-	fd   int
-	file *os.File // owns fd
+	chunk int // the most bytes one read or write system call moves
+	peer  int32
+	host  string
+	fd    int
+	file  *os.File // owns fd
 
 	state atomic.Uint32
 	why   error // set before state becomes connBroken
@@ -140,7 +142,7 @@ type netConn struct {
 
 // newNetConn takes over the socket of c: the engine does its own
 // non-blocking I/O on it from now on.
-func newNetConn(peer int, c *net.TCPConn, host string) (*netConn, error) {
+func newNetConn(peer int, c *net.TCPConn, host string, chunk int) (*netConn, error) {
 	c.SetNoDelay(true)
 	f, err := c.File()
 	c.Close()
@@ -152,7 +154,7 @@ func newNetConn(peer int, c *net.TCPConn, host string) (*netConn, error) {
 		f.Close()
 		return nil, err
 	}
-	return &netConn{peer: int32(peer), host: host, fd: fd, file: f,
+	return &netConn{chunk: chunk, peer: int32(peer), host: host, fd: fd, file: f,
 		rbuf: make([]byte, netReadBuf), wbuf: make([]byte, frameHdrSize+8192)}, nil
 }
 
@@ -171,7 +173,7 @@ func (c *netConn) shutdown() {
 // writeNow writes hdr and data with one system call (write for what fits the
 // staging buffer, writev otherwise) and returns how many bytes went.
 func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
-	data = data[:min(len(data), netChunk)]
+	data = data[:min(len(data), c.chunk)]
 	for {
 		var n int
 		var err error
@@ -206,10 +208,11 @@ func (c *netConn) writeNow(hdr []byte, data []byte) (int, error) {
 }
 
 // send writes one frame, or queues what the kernel does not take. A queued
-// payload is copied unless req keeps it alive: data frames reference the
-// sender's buffer until written. Nothing is allocated unless something is
-// queued.
-func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err error) {
+// payload is copied unless req keeps it alive (data frames, and eager sends
+// past netOutMax reference the sender's buffer until written); with done,
+// req completes once its frame is written. Nothing is allocated unless
+// something is queued.
+func (c *netConn) send(f *frame, data []byte, req *Request, done bool) (queued bool, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.state.Load() == connBroken {
@@ -227,7 +230,7 @@ func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err er
 			return false, nil
 		}
 	}
-	it := &outItem{hdr: *h, req: req}
+	it := &outItem{hdr: *h, req: req, done: done}
 	if n >= frameHdrSize {
 		it.hoff = frameHdrSize
 		data = data[n-frameHdrSize:]
@@ -247,7 +250,7 @@ func (c *netConn) send(f *frame, data []byte, req *Request) (queued bool, err er
 // sendCtl sends a frame without payload from the lock holder; a broken
 // connection is noted, not returned: the requests of the peer fail with it.
 func (c *netConn) sendCtl(p *Proc, f *frame) {
-	if _, err := c.send(f, nil, nil); err != nil {
+	if _, err := c.send(f, nil, nil, false); err != nil {
 		p.netBreak(c, err)
 	}
 }
@@ -277,7 +280,7 @@ func (c *netConn) flush(p *Proc) {
 		}
 		c.out[0] = nil
 		c.out = c.out[1:]
-		if r := it.req; r != nil && r.done.Load() == 0 {
+		if r := it.req; r != nil && it.done && r.done.Load() == 0 {
 			r.st = base.EmptyStatus
 			p.complete(r)
 		}
@@ -342,20 +345,14 @@ func (p *Proc) netBreak(c *netConn, err error) {
 
 var errClosedMidStream = errors.New("the peer closed the connection without a goodbye (it died or was killed)")
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
 // rawIO makes a read, write or writev system call on a non-blocking socket
 // without telling the Go scheduler: it cannot block, and a call that copies
 // a large buffer would otherwise outlast the scheduler's 20 µs patience,
 // which then moves this thread's processor to another thread, and the
 // goroutine to yet another when the call returns — a context switch or two
 // per large read or write, measured as a third of the bandwidth lost at
-// 1 MiB. Sizes are capped by netChunk so that a call stays short.
+// 1 MiB. Sizes are capped by the connection's chunk so that a call stays
+// short.
 func rawIO(trap uintptr, fd int, p unsafe.Pointer, n int) (int, error) {
 	r, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(n))
 	if e != 0 {

@@ -22,20 +22,42 @@ func (p *Proc) netSend(r *Request) error {
 	n := len(r.buf)
 	f := frame{tag: r.tag, ctx: r.ctx, size: int64(n)}
 	var err error
-	if n <= netEagerMax {
+	switch {
+	case n <= netEagerMax && c.outLen.Load() <= netOutMax:
+		// The common case: written at once, or copied into the queue.
 		f.kind = frameEager
 		if r.mode == ModeSync {
 			f.flags = flagSync
 			f.id = p.register(r)
 		}
-		_, err = c.send(&f, r.buf, nil)
+		_, err = c.send(&f, r.buf, nil, false)
 		if err == nil && r.mode != ModeSync {
 			p.completeOwned(r)
 		}
-	} else {
+	case n <= netEagerMax:
+		// The peer does not read and its queue is long: queue r by
+		// reference rather than copy more or wait. It completes when the
+		// kernel takes it (a synchronous send, on its ack), driven by
+		// whichever thread progresses this rank.
+		f.kind = frameEager
+		p.mu.Lock()
+		if r.mode == ModeSync {
+			f.flags = flagSync
+			f.id = p.newID()
+			r.id = f.id
+			p.inflight[f.id] = r
+		}
+		p.started(r)
+		p.mu.Unlock()
+		var queued bool
+		queued, err = c.send(&f, r.buf, r, r.mode != ModeSync)
+		if err == nil && !queued && r.mode != ModeSync {
+			p.sendDone(r)
+		}
+	default:
 		f.kind = frameRTS
 		f.id = p.register(r)
-		_, err = c.send(&f, nil, nil)
+		_, err = c.send(&f, nil, nil, false)
 	}
 	if err != nil {
 		p.mu.Lock()
@@ -46,12 +68,6 @@ func (p *Proc) netSend(r *Request) error {
 			p.complete(r)
 		}
 		p.mu.Unlock()
-		return nil
-	}
-	if c.outLen.Load() > netOutMax {
-		// The peer is not reading: wait for the queue to drain rather than
-		// grow it without bound.
-		return p.waitUntil(r, func() bool { return c.outLen.Load() <= netOutMax || c.state.Load() != connUp }, nil)
 	}
 	return nil
 }
@@ -173,7 +189,7 @@ func (c *netConn) readPayload(p *Proc) bool {
 			c.rlo += k
 		} else {
 			var ok bool
-			if k, ok = c.sysRead(p, c.dst[:min(len(c.dst), netChunk)]); !ok {
+			if k, ok = c.sysRead(p, c.dst[:min(len(c.dst), c.chunk)]); !ok {
 				return false
 			}
 		}
@@ -248,7 +264,7 @@ func (p *Proc) netFrame(c *netConn, f *frame) {
 			return
 		}
 		d := frame{kind: frameData, size: n, id: f.id2}
-		queued, err := c.send(&d, r.buf[:n], r)
+		queued, err := c.send(&d, r.buf[:n], r, true)
 		if err != nil {
 			p.netBreak(c, err)
 			if r.done.Load() == 0 {

@@ -37,6 +37,12 @@ type Options struct {
 	Spin, Yield time.Duration
 	// NoProgress turns off the background progress goroutine.
 	NoProgress bool
+	// TCPChunk caps the bytes of one read or write system call on a TCP
+	// connection (GOMPI_TCP_CHUNK); 0 means DefaultTCPChunk.
+	TCPChunk int
+	// TCPNet, if set, limits the addresses a rank publishes for TCP peers
+	// on other hosts to this CIDR (GOMPI_TCP_NET).
+	TCPNet string
 	// Cancelled, if set, reports a non-nil error once the job is being torn
 	// down from outside (the in-process mode's context).
 	Cancelled func() error
@@ -63,14 +69,17 @@ type Proc struct {
 	inflight  map[uint64]*Request // sends awaiting a reply; pipelined receives
 	streams   []*Request          // pipelined sends with fragments left to push
 	nextID    uint64
-	starved   bool // waiting for cells to come back
-	woke      bool // this drain completed something: wake sleeping threads
-	boxesUsed int  // outbound fast boxes given out
+	starved   bool  // waiting for cells to come back
+	woke      bool  // this drain completed something: wake sleeping threads
+	boxesUsed int   // outbound fast boxes given out
+	queuedN   int32 // sends waiting in the peers' send queues (sendq.go)
 
 	out     []peerOut               // sending state per world rank
+	swept   []atomic.Bool           // per world rank: gone, and its requests failed (lost.go)
 	inboxes atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
 
 	hasStreams   atomic.Bool
+	queued       atomic.Int32 // queuedN, for lock-free looks
 	cmaOff       atomic.Bool  // cross-memory attach refused once: pipeline from now on
 	cmaMin       int64        // smallest message copied by cross-memory attach
 	waiters      atomic.Int32 // threads inside a wait
@@ -103,6 +112,7 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		p.cmaMin = DefaultCMAMin
 	}
 	p.out = make([]peerOut, size)
+	p.swept = make([]atomic.Bool, size)
 	p.inboxes.Store(new([]inbox))
 	if opts.NoCMA {
 		p.cmaOff.Store(true)

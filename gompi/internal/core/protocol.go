@@ -40,8 +40,10 @@ const (
 
 const flagSync = 1 // eager: the sender waits for an ack
 
-// isend starts the send r (buf, peer, tag, ctx and mode set). On return the
-// request is complete, or registered to be completed by a reply.
+// isend starts the send r (buf, peer, tag, ctx and mode set). It never waits
+// for the receiver: on return the request is complete, registered to be
+// completed by a reply, or queued behind the peer's earlier sends until
+// eager credits (a free cell, room in the fast box) come back (sendq.go).
 func (p *Proc) isend(r *Request) error {
 	if r.peer == int32(p.rank) {
 		p.sendSelf(r)
@@ -58,31 +60,42 @@ func (p *Proc) isend(r *Request) error {
 	if p.peerGone(r.peer) {
 		return p.lostErr("Send", r)
 	}
-	n := len(r.buf)
 	o := &p.out[r.peer]
 	o.mu.Lock()
+	if o.queue.head != nil || p.trySend(o, r, int(li)) != sentNow {
+		p.enqueueSend(o, r)
+	}
+	o.mu.Unlock()
+	return nil
+}
+
+// trySend sends r to the peer at segment index li if the eager credits
+// allow it now: a record in the peer's fast box, or one of this rank's
+// cells (and, once the peer has a box, room for a record naming the cell).
+// It reports what it lacked, having sent nothing, when they do not. Caller
+// holds o.mu, not p.mu.
+func (p *Proc) trySend(o *peerOut, r *Request, li int) sendResult {
+	n := len(r.buf)
 	if o.box == nil && !o.noBox {
 		if o.sent++; o.sent >= boxAfter {
-			p.setupBox(o, r.peer, int(li))
+			p.setupBox(o, r.peer, li)
 		}
 	}
 	box := o.box
 	if box != nil && n <= shm.BoxInlineMax && r.mode != ModeSync {
-		ok := box.Write(shm.BoxInline, r.tag, r.ctx, 0, r.buf)
-		o.mu.Unlock()
-		if !ok {
-			if err := p.writeBox(r, o, shm.BoxInline, 0, r.buf); err != nil {
-				return err
-			}
+		if !box.Write(shm.BoxInline, r.tag, r.ctx, 0, r.buf) {
+			return needBox
 		}
-		p.completeOwned(r)
-		p.seg.Ring(int(li))
-		return nil
+		p.seg.Ring(li)
+		p.sendDone(r)
+		return sentNow
 	}
-	o.mu.Unlock()
-	cell, err := p.allocCell(r)
-	if err != nil {
-		return err
+	if box != nil && !box.Fits(0) {
+		return needBox
+	}
+	cell, ok := p.takeCell()
+	if !ok {
+		return needCell
 	}
 	c := p.seg.CellAt(cell)
 	c.Src = int32(p.rank)
@@ -110,17 +123,15 @@ func (p *Proc) isend(r *Request) error {
 		c.SReq = p.register(r)
 	}
 	if box != nil {
-		if err := p.writeBox(r, o, shm.BoxCellRef, cell, nil); err != nil {
-			return err
-		}
+		box.Write(shm.BoxCellRef, r.tag, r.ctx, cell, nil) // Fits said yes
 	} else {
-		p.seg.Push(int(li), cell)
+		p.seg.Push(li, cell)
 	}
+	p.seg.Ring(li)
 	if eagerDone {
-		p.completeOwned(r)
+		p.sendDone(r)
 	}
-	p.seg.Ring(int(li))
-	return nil
+	return sentNow
 }
 
 // register puts r in the in-flight table and returns its id.
@@ -134,37 +145,22 @@ func (p *Proc) register(r *Request) uint64 {
 	return id
 }
 
-// allocCell takes one of this rank's free cells, waiting for cells to come
-// home if all are out.
-func (p *Proc) allocCell(r *Request) (int64, error) {
+// takeCell takes one of this rank's free cells, draining the queue first if
+// none is free (cells come home through it); ok is false if all are out.
+func (p *Proc) takeCell() (int64, bool) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if len(p.free) == 0 {
 		p.drainLocked()
 	}
 	if k := len(p.free); k > 0 {
 		off := p.free[k-1]
 		p.free = p.free[:k-1]
-		p.mu.Unlock()
-		return off, nil
+		return off, true
 	}
 	p.starved = true
 	p.seg.SetStarved(p.local, true)
-	p.mu.Unlock()
-	var off int64
-	take := func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if k := len(p.free); k > 0 {
-			off = p.free[k-1]
-			p.free = p.free[:k-1]
-			return true
-		}
-		return false
-	}
-	// Returned cells arrive through the queue, which the sleeper checks.
-	noneYet := func() bool { return false }
-	err := p.waitUntil(r, take, noneYet)
-	return off, err
+	return 0, false
 }
 
 // sendSelf delivers a message to this same rank: straight into a posted

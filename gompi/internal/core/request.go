@@ -42,7 +42,7 @@ type Request struct {
 	st  base.Status
 	err error
 
-	next     *Request // posted queue link
+	next     *Request // link in the posted queue, or in a peer's send queue
 	got      int64    // pipelined receive: bytes arrived so far
 	size     int64    // pipelined receive: whole message size
 	sent     int64    // pipelined send: bytes pushed so far
@@ -82,7 +82,8 @@ type message struct {
 	from *Request // a send to self waiting for its match (sync or large)
 }
 
-// reqQueue is a FIFO of posted receives.
+// reqQueue is a FIFO of requests: the posted receives, or the sends queued
+// for one peer (a request is never in both).
 type reqQueue struct{ head, tail *Request }
 
 func (q *reqQueue) push(r *Request) {
@@ -93,6 +94,15 @@ func (q *reqQueue) push(r *Request) {
 		q.tail.next = r
 	}
 	q.tail = r
+}
+
+// pushFront puts r back at the head.
+func (q *reqQueue) pushFront(r *Request) {
+	r.next = q.head
+	q.head = r
+	if q.tail == nil {
+		q.tail = r
+	}
 }
 
 // take removes and returns the first receive that matches (ctx, src, tag).

@@ -152,10 +152,12 @@ func (p *Proc) poll() {
 		p.drainLocked()
 		p.mu.Unlock()
 	}
+	p.pushQueued()
 }
 
-// hasInput reports whether anything waits to be drained.
-func (p *Proc) hasInput() bool { return !p.seg.Empty(p.local) || p.boxesReady() }
+// hasInput reports whether anything waits to be drained, or a queued send
+// may go.
+func (p *Proc) hasInput() bool { return !p.seg.Empty(p.local) || p.boxesReady() || p.queuedMayMove() }
 
 // waitReq blocks until r completes, driving progress. The caller has called
 // enterWait. It returns an error only if the wait itself failed (abort,
@@ -226,10 +228,13 @@ func (p *Proc) check(r *Request, since time.Time) error {
 		return base.New(opName(r), base.ErrTimeout, fmt.Sprintf("no progress for %v", p.opts.Timeout),
 			"the peer never sent or received the matching message; raise GOMPI_TIMEOUT if it is just slow")
 	}
+	p.sweepLost()
 	if r == nil || !p.lost(r) {
 		return nil
 	}
 	// The peer is gone, but what it sent before it went may still be queued.
+	// A send of r's still in its peer's send queue fails there.
+	p.pushQueued()
 	p.mu.Lock()
 	p.drainLocked()
 	if r.done.Load() == 0 {
@@ -240,14 +245,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 			delete(p.inflight, r.id)
 		}
 		if r.streams {
-			for i, s := range p.streams {
-				if s == r {
-					p.streams = append(p.streams[:i], p.streams[i+1:]...)
-					break
-				}
-			}
-			r.streams = false
-			p.hasStreams.Store(len(p.streams) > 0)
+			p.dropStream(r)
 		}
 		r.err = p.lostErr(opName(r), r)
 		p.complete(r)
@@ -336,6 +334,8 @@ func (p *Proc) progressLoop() {
 				p.drainLocked()
 				p.mu.Unlock()
 			}
+			p.pushQueued()
+			p.sweepLost()
 			if p.pending.Load() == 0 || p.waiters.Load() != 0 {
 				break
 			}

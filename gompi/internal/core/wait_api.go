@@ -82,6 +82,7 @@ func (p *Proc) pollAlways() {
 		p.drainLocked()
 		p.mu.Unlock()
 	}
+	p.pushQueued()
 }
 
 // Progress drains this rank's queue once.

@@ -16,7 +16,8 @@ import (
 	"github.com/gompi/gompi/internal/shm"
 )
 
-// optionsFromEnv reads the tuning variables every mode honours.
+// optionsFromEnv reads the tuning variables every mode honours. It is the
+// one place the engine reads its environment, once, at Init (or Run).
 func optionsFromEnv() (Options, error) {
 	var o Options
 	if v := os.Getenv(jobenv.Timeout); v != "" {
@@ -52,6 +53,14 @@ func optionsFromEnv() (Options, error) {
 		}
 		o.NoProgress = !on
 	}
+	if v := os.Getenv(jobenv.TCPChunk); v != "" {
+		n, err := parseBytes(v)
+		if err != nil || n <= 0 || n > 1<<30 {
+			return o, fmt.Errorf("gompi: %s=%q is not a size between 1 and 1G (e.g. 512K)", jobenv.TCPChunk, v)
+		}
+		o.TCPChunk = int(n)
+	}
+	o.TCPNet = os.Getenv(jobenv.TCPNet)
 	if v := os.Getenv(jobenv.CMA); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {
@@ -114,6 +123,9 @@ func Init() (_ *Proc, _ jobenv.Job, err error) {
 		}
 	}
 	p := newProc(job.Rank, job.Size, seg, job.LocalRank, locals, opts)
+	if !opts.NoProgress && job.Size > 1 {
+		reserveProgressP()
+	}
 	seg.SetPID(job.LocalRank, os.Getpid())
 	seg.SetState(job.LocalRank, shm.StateRunning)
 	if job.NeedsTCP() {

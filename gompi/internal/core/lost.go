@@ -1,0 +1,85 @@
+package core
+
+import "github.com/gompi/gompi/gompi/internal/base"
+
+// A peer that is gone (it died, exited or finalized; over TCP, its
+// connection ended) fails every request still waiting on it, at once, not
+// only the one a thread happens to wait for: a program that polls its
+// requests with Test or Done learns of the loss as soon as the engine does.
+// The engine learns of it when its rank is marked dead in the segment (the
+// launcher then rings every rank) or when the connection breaks, and
+// sweepLost runs from the progress goroutine and from waiting threads after
+// each sleep.
+
+// sweepLost fails the pending requests of the peers found gone since the
+// last sweep. Caller holds neither p.mu nor a peer's lock.
+func (p *Proc) sweepLost() {
+	found := false
+	for w := range p.swept {
+		if w != p.rank && !p.swept[w].Load() && p.peerGone(int32(w)) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	p.pushQueued() // fails the queued sends of gone peers
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drainLocked() // what the peers sent before they went is still theirs
+	var fresh []int32
+	for w := range p.swept {
+		if w != p.rank && !p.swept[w].Load() && p.peerGone(int32(w)) {
+			p.swept[w].Store(true)
+			fresh = append(fresh, int32(w))
+		}
+	}
+	isFresh := func(w int32) bool {
+		for _, x := range fresh {
+			if x == w {
+				return true
+			}
+		}
+		return false
+	}
+	var prev *Request
+	for r := p.posted.head; r != nil; {
+		next := r.next
+		if (r.peer >= 0 && isFresh(r.peer)) || (r.peer == base.AnySource && p.lost(r)) {
+			p.posted.unlink(prev, r)
+			r.err = p.lostErr("Recv", r)
+			p.complete(r)
+		} else {
+			prev = r
+		}
+		r = next
+	}
+	for id, r := range p.inflight {
+		if r.peer < 0 || !isFresh(r.peer) {
+			continue
+		}
+		delete(p.inflight, id)
+		if r.streams {
+			p.dropStream(r)
+		}
+		r.err = p.lostErr(opName(r), r)
+		p.complete(r)
+	}
+	if p.woke {
+		p.woke = false
+		p.ringSelf()
+	}
+}
+
+// dropStream takes the pipelined send r off the stream list. Caller holds mu.
+func (p *Proc) dropStream(r *Request) {
+	for i, s := range p.streams {
+		if s == r {
+			p.streams = append(p.streams[:i], p.streams[i+1:]...)
+			break
+		}
+	}
+	r.streams = false
+	p.hasStreams.Store(len(p.streams) > 0)
+}
