@@ -1,0 +1,499 @@
+package gompi
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/gompi/internal/backend"
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/rma"
+)
+
+// One-sided communication (RMA). A window exposes memory of every rank of a
+// communicator; any rank (the origin) may then Put into, Get from and
+// Accumulate into the window of any other (the target) without the target
+// taking part in each transfer. Calls are grouped in epochs opened and
+// closed by a synchronization:
+//
+//   - Fence: collective; operations issued between two fences are complete
+//     everywhere when the second returns.
+//   - Post/Start/Complete/Wait (PSCW): a target exposes its window to a
+//     group of origins (Post ... Wait), an origin accesses a group of
+//     targets (Start ... Complete).
+//   - Lock/Unlock, LockAll/UnlockAll (passive target): the origin alone opens
+//     and closes the epoch; Flush completes its operations without closing
+//     it. The target need not call anything: each window has a service
+//     goroutine on every rank that carries out what origins ask, so passive
+//     target operations complete while the target computes.
+//
+// As in MPI, an operation may complete at any time until the call that
+// closes its epoch (or a Flush); until then, an origin buffer must not be
+// changed and a result buffer must not be read. Accumulate operations are
+// atomic per element with respect to other accumulate operations (and
+// FetchAndOp, CompareAndSwap, GetAccumulate) on the same element, and those
+// of one origin to one target take effect in the order issued.
+//
+// Displacements and counts are in elements of the window's type T. All
+// ranks of a window must use the same T.
+//
+// Errors: a displacement or count outside the target's window is
+// ErrRMARange, a call outside its epoch (or a Lock of a target already
+// locked, an Unlock of one not locked) is ErrRMASync, a freed or nil window
+// is ErrWin, an operation the element type does not support (Sum of a
+// struct, CompareAndSwap of a float, a user-defined operator) is ErrRMAOp.
+// Such calls write nothing anywhere. Under a dynamic window (WinCreateDynamic)
+// only the target knows what is attached: an access outside it is reported
+// by the call that completes it (Flush, Unlock, Fence, Complete), and still
+// writes nothing.
+
+// Win is a window of elements of type T (see the one-sided section above).
+// Its methods may be called from several goroutines, except that the
+// synchronization calls of one window (Fence, Post...Wait, Lock...Unlock)
+// must be made in a consistent order by the program, as in MPI.
+type Win[T any] struct {
+	w *window
+}
+
+// LockType says whether a passive-target lock is shared (several origins
+// at once) or exclusive.
+type LockType uint8
+
+// Lock types.
+const (
+	LockShared    LockType = LockType(rma.LockShared)
+	LockExclusive LockType = LockType(rma.LockExclusive)
+)
+
+// winFlavor says how a window's memory came to be.
+type winFlavor uint8
+
+const (
+	flavorCreate winFlavor = iota
+	flavorAllocate
+	flavorShared
+	flavorDynamic
+)
+
+func (f winFlavor) String() string {
+	return [...]string{"create", "allocate", "shared", "dynamic"}[f]
+}
+
+// Tags of a window's private communicator: active-message headers on 0,
+// the payload of operation t on 2t+1 and its reply on 2t+2, posts (PSCW)
+// on MaxTag.
+const (
+	tagHeader = 0
+	tagPost   = MaxTag
+	maxOpTag  = (MaxTag - 3) / 2
+	// inlineMax bounds a header and the payload sent in one message with
+	// it: one eager message of the shared-memory transport.
+	inlineMax = 4032
+)
+
+// window is the part of Win that does not depend on T.
+type window struct {
+	id     int
+	user   *Comm         // the communicator it was made on: errors, tracing
+	c      *backend.Comm // private duplicate: every message of the window
+	cm     *Comm         // c as a Comm, for the (untraced) collectives
+	me, n  int
+	elem   int
+	kind   reflect.Kind
+	typ    reflect.Type
+	flavor winFlavor
+	sizes  []int // elements exposed by each rank (not dynamic)
+
+	// Target side.
+	mem     []byte        // the local memory (not dynamic)
+	regMu   sync.RWMutex  // guards regions against the service
+	regions rma.Regions   // dynamic windows
+	shared  *sharedMem    // WinAllocateShared: the mapped memory of the host's ranks
+	locks   rma.LockTable // service only
+	errs    []uint8       // service only: per origin, an error to report at its next flush
+	cmu     sync.Mutex
+	ccond   sync.Cond
+	done    int // Complete messages received (PSCW)
+
+	// Origin side, guarded by mu.
+	mu       sync.Mutex
+	fence    bool       // a fence epoch is open
+	dirty    []bool     // operations to a target that need its acknowledgement
+	pending  [][]waitOp // operations to a target not locally complete
+	lockType []uint8    // passive-target lock held on each target
+	lockAll  bool
+	access   []int  // PSCW access group, nil when none
+	inAccess []bool // by target
+	exposure []int  // PSCW exposure group, nil when none
+	tags     atomic.Uint32
+
+	freed   atomic.Bool
+	stopped chan struct{}
+	srvErr  atomic.Pointer[error] // why the service stopped, if not by Free
+}
+
+// waitOp is an operation whose local completion is a request: a send of its
+// header or payload, or a receive of its reply (want: the bytes expected,
+// fewer meaning that the target refused the range).
+type waitOp struct {
+	req  *backend.Request
+	want int
+}
+
+var winIDs atomic.Int64
+
+// newWindow makes the window's private communicator, learns every rank's
+// size and starts the service. It is collective over c.
+func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavor, mem []byte) (*window, error) {
+	if err := c.valid(name); err != nil {
+		return nil, err
+	}
+	dup, err := c.c.Dup()
+	if err != nil {
+		return nil, err
+	}
+	w := &window{user: c, c: dup, me: c.Rank(), n: c.Size(), elem: elem, kind: typ.Kind(), typ: typ,
+		flavor: flavor, mem: mem, stopped: make(chan struct{})}
+	w.cm = newComm(c.r, dup)
+	w.ccond.L = &w.cmu
+	// One exchange: every rank's size and its next window id; the window
+	// takes the largest id, the same on every rank.
+	mine := make([]byte, 16)
+	binary.LittleEndian.PutUint64(mine, uint64(len(mem)/elem))
+	binary.LittleEndian.PutUint64(mine[8:], uint64(winIDs.Add(1)))
+	all := make([]byte, 16*w.n)
+	if err := w.allgather(mine, all); err != nil {
+		dup.Free()
+		return nil, err
+	}
+	w.sizes = make([]int, w.n)
+	for r := range w.sizes {
+		w.sizes[r] = int(binary.LittleEndian.Uint64(all[16*r:]))
+		if id := int(binary.LittleEndian.Uint64(all[16*r+8:])); id > w.id {
+			w.id = id
+		}
+	}
+	for {
+		cur := winIDs.Load()
+		if cur >= int64(w.id) || winIDs.CompareAndSwap(cur, int64(w.id)) {
+			break
+		}
+	}
+	w.errs = make([]uint8, w.n)
+	w.dirty = make([]bool, w.n)
+	w.pending = make([][]waitOp, w.n)
+	w.lockType = make([]uint8, w.n)
+	w.inAccess = make([]bool, w.n)
+	go w.serve()
+	return w, nil
+}
+
+func (w *window) allgather(send, recv []byte) error {
+	x := w.cm.newCollComm()
+	return w.cm.collErr(RoutineAllgather, coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv})))
+}
+
+func (w *window) barrier() error {
+	x := w.cm.newCollComm()
+	return w.cm.collErr(RoutineBarrier, coll.Call(x, coll.OpBarrier, x.with(coll.Args{})))
+}
+
+// checkWinElem refuses element types that cannot live in a window.
+func checkWinElem[T any](name string) (reflect.Type, int, error) {
+	t := reflect.TypeFor[T]()
+	if err := checkElem(name, t); err != nil {
+		return nil, 0, err
+	}
+	size := int(unsafe.Sizeof(*new(T)))
+	if size == 0 {
+		return nil, 0, base.New(name, base.ErrArg, fmt.Sprintf("element type %v has size 0", t), "")
+	}
+	return t, size, nil
+}
+
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// WinCreate makes a window over buf: every rank exposes its own buf (of any
+// length, possibly empty) to the others. It is collective over c. buf must
+// stay alive and must not be read or written by the rank itself while
+// others may access it (within an epoch), except under an exclusive lock
+// of its own.
+func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
+	typ, size, err := checkWinElem[T]("WinCreate")
+	if err != nil {
+		return nil, err
+	}
+	var w *window
+	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
+		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf))
+		return
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Win[T]{w}, nil
+}
+
+// WinAllocate makes a window of n zeroed elements on every rank (n may
+// differ between ranks); Local returns this rank's part. It is collective
+// over c.
+func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
+	typ, size, err := checkWinElem[T]("WinAllocate")
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, c.errf("WinAllocate", base.ErrArg, -1, -1, fmt.Sprintf("%d elements", n), "the size must be 0 or more")
+	}
+	var w *window
+	err = winTraced(RoutineWinAllocate, c, n*size, func() (err error) {
+		w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, bytesOf(make([]T, n)))
+		return
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Win[T]{w}, nil
+}
+
+// WinAllocateShared makes a window of n elements per rank, as WinAllocate,
+// in memory that every rank of c can load and store directly: SharedQuery
+// returns any rank's part as a slice. All ranks of c must run on one host
+// (ErrNotSupported otherwise). The memory is an anonymous memory file per
+// rank, mapped by the others; nothing is left behind when the job ends,
+// however it ends. It is collective over c.
+func WinAllocateShared[T any](c *Comm, n int) (*Win[T], error) {
+	typ, size, err := checkWinElem[T]("WinAllocateShared")
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, c.errf("WinAllocateShared", base.ErrArg, -1, -1, fmt.Sprintf("%d elements", n), "the size must be 0 or more")
+	}
+	var w *window
+	err = winTraced(RoutineWinAllocateShared, c, n*size, func() error {
+		sm, mem, err := newSharedMem(c, n*size)
+		if err != nil {
+			return err
+		}
+		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, mem)
+		if err != nil {
+			sm.close()
+			return err
+		}
+		w.shared = sm
+		return w.shared.exchange(w)
+	})
+	if err != nil {
+		if w != nil {
+			w.free()
+		}
+		return nil, err
+	}
+	return &Win[T]{w}, nil
+}
+
+// WinCreateDynamic makes a window with no memory: each rank then attaches
+// slices of its own (Attach) and tells the origins the displacement Attach
+// returned. It is collective over c.
+func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
+	typ, size, err := checkWinElem[T]("WinCreateDynamic")
+	if err != nil {
+		return nil, err
+	}
+	var w *window
+	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
+		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil)
+		return
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Win[T]{w}, nil
+}
+
+// Attach exposes buf in a dynamic window and returns the displacement of
+// buf[0], which origins use (buf[i] is at the displacement plus i). It is
+// local: tell the origins the displacement (by a message or a collective).
+// buf must stay alive until Detach.
+func (x *Win[T]) Attach(buf []T) (int, error) {
+	w, err := x.valid("Attach")
+	if err != nil {
+		return 0, err
+	}
+	var d uint64
+	err = w.traced(RoutineWinAttach, -1, len(buf)*w.elem, func() error {
+		if w.flavor != flavorDynamic {
+			return w.errf("Attach", base.ErrWin, -1, "only a window made by WinCreateDynamic takes attached memory", "")
+		}
+		if len(buf) == 0 {
+			return w.errf("Attach", base.ErrArg, -1, "the slice is empty", "attach at least one element")
+		}
+		w.regMu.Lock()
+		defer w.regMu.Unlock()
+		var ok bool
+		if d, ok = w.regions.Attach(bytesOf(buf), w.elem); !ok {
+			return w.errf("Attach", base.ErrArg, -1, "the slice overlaps memory already attached", "detach it first")
+		}
+		return nil
+	})
+	return int(d), err
+}
+
+// Detach takes buf (as passed to Attach) out of a dynamic window; later
+// accesses to its displacements fail with ErrRMARange.
+func (x *Win[T]) Detach(buf []T) error {
+	w, err := x.valid("Detach")
+	if err != nil {
+		return err
+	}
+	return w.traced(RoutineWinDetach, -1, len(buf)*w.elem, func() error {
+		if w.flavor != flavorDynamic {
+			return w.errf("Detach", base.ErrWin, -1, "only a window made by WinCreateDynamic has attached memory", "")
+		}
+		w.regMu.Lock()
+		defer w.regMu.Unlock()
+		if !w.regions.Detach(bytesOf(buf)) {
+			return w.errf("Detach", base.ErrArg, -1, "the slice is not attached", "pass the slice given to Attach")
+		}
+		return nil
+	})
+}
+
+// Local returns this rank's memory of the window: the slice given to
+// WinCreate, or the memory WinAllocate and WinAllocateShared made; nil for
+// a dynamic window.
+func (x *Win[T]) Local() []T {
+	if x == nil || x.w == nil || len(x.w.mem) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(x.w.mem))), len(x.w.mem)/x.w.elem)
+}
+
+// SharedQuery returns rank r's memory of a window made by
+// WinAllocateShared, for direct loads and stores (synchronize them as MPI
+// requires: with Sync under a lock, or with Fence or a barrier).
+func (x *Win[T]) SharedQuery(r int) ([]T, error) {
+	w, err := x.valid("SharedQuery")
+	if err != nil {
+		return nil, err
+	}
+	if w.shared == nil {
+		return nil, w.errf("SharedQuery", base.ErrWin, r, "the window was not made by WinAllocateShared", "")
+	}
+	if r < 0 || r >= w.n {
+		return nil, w.errf("SharedQuery", base.ErrRank, r, fmt.Sprintf("rank %d is not in 0..%d", r, w.n-1), "")
+	}
+	m := w.shared.peer(r)
+	if len(m) == 0 {
+		return []T{}, nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m))), len(m)/w.elem), nil
+}
+
+// ID returns the window's number, the same on every rank; tracers see it in
+// Event.Window.
+func (x *Win[T]) ID() int {
+	if x == nil || x.w == nil {
+		return 0
+	}
+	return x.w.id
+}
+
+// Comm returns the communicator the window was made on.
+func (x *Win[T]) Comm() *Comm {
+	if x == nil || x.w == nil {
+		return nil
+	}
+	return x.w.user
+}
+
+// Flavor says how the window's memory was made: "create", "allocate",
+// "shared" or "dynamic".
+func (x *Win[T]) Flavor() string {
+	if x == nil || x.w == nil {
+		return ""
+	}
+	return x.w.flavor.String()
+}
+
+// Free releases the window; it is collective. Operations of a fence epoch
+// still in flight complete first; an open lock, access or exposure epoch
+// is ErrRMASync (close it first) and the window stays usable.
+func (x *Win[T]) Free() error {
+	w, err := x.valid("Free")
+	if err != nil {
+		return err
+	}
+	return w.traced(RoutineWinFree, -1, -1, func() error {
+		w.mu.Lock()
+		open := w.lockAll || w.access != nil || w.exposure != nil
+		for _, l := range w.lockType {
+			open = open || l != 0
+		}
+		w.mu.Unlock()
+		if open {
+			return w.errf("Free", base.ErrRMASync, -1, "an epoch is still open", "call Unlock, UnlockAll, Complete or Wait first")
+		}
+		if w.freed.Swap(true) {
+			return w.errf("Free", base.ErrWin, -1, "the window was already freed", "")
+		}
+		ferr := w.completeAll("Free", true)
+		if err := w.barrier(); err != nil {
+			return err
+		}
+		w.free()
+		return ferr
+	})
+}
+
+// free stops the service and releases what the window holds.
+func (w *window) free() {
+	w.freed.Store(true)
+	var h [rma.HeaderSize]byte
+	(&rma.Header{Kind: rma.KindStop}).Encode(h[:])
+	if w.c.Send(h[:], w.me, tagHeader, backend.ModeStandard) == nil {
+		<-w.stopped
+	}
+	if w.shared != nil {
+		w.shared.close()
+	}
+	w.c.Free()
+}
+
+func (x *Win[T]) valid(op string) (*window, error) {
+	if x == nil || x.w == nil {
+		return nil, base.New(op, base.ErrWin, "the window is nil", "make one with WinCreate, WinAllocate, WinAllocateShared or WinCreateDynamic")
+	}
+	if x.w.freed.Load() {
+		return nil, x.w.errf(op, base.ErrWin, -1, fmt.Sprintf("window %d was freed", x.w.id), "")
+	}
+	if p := x.w.srvErr.Load(); p != nil {
+		return nil, x.w.errf(op, base.ErrWin, -1, fmt.Sprintf("window %d stopped serving: %v", x.w.id, *p), "")
+	}
+	return x.w, nil
+}
+
+func (w *window) errf(op string, class error, peer int, detail, hint string) error {
+	return &base.Error{Op: "Win." + op, Rank: w.me, Peer: peer, Tag: -1, Err: class, Detail: detail, Hint: hint}
+}
+
+// nextTag returns a fresh operation number t (payload tag 2t+1, reply 2t+2).
+func (w *window) nextTag() uint32 {
+	for {
+		t := w.tags.Add(1)
+		if t <= maxOpTag {
+			return t
+		}
+		w.tags.CompareAndSwap(t, 0)
+	}
+}
