@@ -12,5 +12,5 @@ func newSharedMem(c *Comm, size int) (*sharedMem, []byte, error) {
 }
 
 func (s *sharedMem) exchange(w *window) error { return nil }
-func (s *sharedMem) peer(r int) []byte         { return nil }
-func (s *sharedMem) close()                    {}
+func (s *sharedMem) peer(r int) []byte        { return nil }
+func (s *sharedMem) close()                   {}

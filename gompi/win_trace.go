@@ -7,11 +7,11 @@ type Epoch uint8
 
 // Epoch kinds.
 const (
-	EpochNone     Epoch = iota // no epoch (creation, Free, a call outside any)
-	EpochFence                 // between Fences
-	EpochPSCW                  // an access epoch (Start...Complete) or exposure epoch (Post...Wait)
-	EpochLock                  // Lock...Unlock of the target
-	EpochLockAll               // LockAll...UnlockAll
+	EpochNone    Epoch = iota // no epoch (creation, Free, a call outside any)
+	EpochFence                // between Fences
+	EpochPSCW                 // an access epoch (Start...Complete) or exposure epoch (Post...Wait)
+	EpochLock                 // Lock...Unlock of the target
+	EpochLockAll              // LockAll...UnlockAll
 )
 
 func (e Epoch) String() string {

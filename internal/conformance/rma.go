@@ -230,7 +230,9 @@ var rmaOps = []rmaOp{
 	{"fetch_and_op", false,
 		func(w *gompi.Win[int64], o, t, disp int) (func() error, error) {
 			var res int64
-			return func() error { return sameAs([]int64{res}, func(int) int64 { return initial(t, o*rmaK) }, "fetch_and_op") },
+			return func() error {
+					return sameAs([]int64{res}, func(int) int64 { return initial(t, o*rmaK) }, "fetch_and_op")
+				},
 				w.FetchAndOp(originVal(o, 0), &res, t, disp, gompi.Sum[int64]())
 		},
 		func(t, o, i int) int64 {
@@ -259,7 +261,9 @@ var rmaOps = []rmaOp{
 			return initial(t, o*rmaK+i)
 		}},
 	{"rput", true,
-		func(w *gompi.Win[int64], o, t, disp int) (func() error, error) { return nil, waitReq(w.Rput(vals(o), t, disp)) },
+		func(w *gompi.Win[int64], o, t, disp int) (func() error, error) {
+			return nil, waitReq(w.Rput(vals(o), t, disp))
+		},
 		func(t, o, i int) int64 { return originVal(o, i) }},
 	{"rget", true,
 		func(w *gompi.Win[int64], o, t, disp int) (func() error, error) {
