@@ -112,7 +112,10 @@ type window struct {
 	mem     []byte        // the local memory (not dynamic)
 	regMu   sync.RWMutex  // guards regions against the service
 	regions rma.Regions   // dynamic windows
-	shared  *sharedMem    // WinAllocateShared: the mapped memory of the host's ranks
+	shm     *sharedMem    // WinAllocate(Shared) on one host: every rank's part, mapped here
+	direct  bool          // operations access the targets' memory themselves (win_direct.go)
+	peers   [][]byte      // with direct: every rank's elements
+	hdrs    []*winHeader  // with direct: every rank's lock words
 	locks   rma.LockTable // service only
 	errs    []uint8       // service only: per origin, an error to report at its next flush
 	cmu     sync.Mutex
@@ -244,8 +247,10 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 }
 
 // WinAllocate makes a window of n zeroed elements on every rank (n may
-// differ between ranks); Local returns this rank's part. It is collective
-// over c.
+// differ between ranks); Local returns this rank's part. When every rank
+// of c is on this host (reached through shared memory), the memory is
+// shared as WinAllocateShared's and origins access it themselves: the
+// fastest kind of window. It is collective over c.
 func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
 	typ, size, err := checkWinElem[T]("WinAllocate")
 	if err != nil {
@@ -256,10 +261,36 @@ func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
 	}
 	var w *window
 	err = winTraced(RoutineWinAllocate, c, n*size, func() (err error) {
-		w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, bytesOf(make([]T, n)))
-		return
+		var sm *sharedMem
+		var mem []byte
+		if directEligible(c) {
+			if sm, err = newSharedMem(c, n*size, false); err != nil {
+				return err
+			}
+			mem = sm.data()
+		}
+		if mem == nil {
+			mem = bytesOf(make([]T, n))
+		}
+		if w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, mem); err != nil {
+			return err
+		}
+		if sm != nil {
+			w.shm = sm
+			ok, err := sm.exchange(w, false)
+			if err != nil {
+				return err
+			}
+			if ok {
+				w.setDirect(sm)
+			}
+		}
+		return nil
 	})
 	if err != nil {
+		if w != nil {
+			w.free()
+		}
 		return nil, err
 	}
 	return &Win[T]{w}, nil
@@ -270,7 +301,8 @@ func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
 // returns any rank's part as a slice. All ranks of c must run on one host
 // (ErrNotSupported otherwise). The memory is an anonymous memory file per
 // rank, mapped by the others; nothing is left behind when the job ends,
-// however it ends. It is collective over c.
+// however it ends. Operations on it are carried out by the origin itself
+// (see win_direct.go). It is collective over c.
 func WinAllocateShared[T any](c *Comm, n int) (*Win[T], error) {
 	typ, size, err := checkWinElem[T]("WinAllocateShared")
 	if err != nil {
@@ -281,17 +313,21 @@ func WinAllocateShared[T any](c *Comm, n int) (*Win[T], error) {
 	}
 	var w *window
 	err = winTraced(RoutineWinAllocateShared, c, n*size, func() error {
-		sm, mem, err := newSharedMem(c, n*size)
+		sm, err := newSharedMem(c, n*size, true)
 		if err != nil {
 			return err
 		}
-		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, mem)
+		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, sm.data())
 		if err != nil {
 			sm.close()
 			return err
 		}
-		w.shared = sm
-		return w.shared.exchange(w)
+		w.shm = sm
+		ok, err := sm.exchange(w, true)
+		if ok {
+			w.setDirect(sm)
+		}
+		return err
 	})
 	if err != nil {
 		if w != nil {
@@ -387,13 +423,13 @@ func (x *Win[T]) SharedQuery(r int) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.shared == nil {
+	if w.flavor != flavorShared {
 		return nil, w.errf("SharedQuery", base.ErrWin, r, "the window was not made by WinAllocateShared", "")
 	}
 	if r < 0 || r >= w.n {
 		return nil, w.errf("SharedQuery", base.ErrRank, r, fmt.Sprintf("rank %d is not in 0..%d", r, w.n-1), "")
 	}
-	m := w.shared.peer(r)
+	m := w.shm.peer(r)
 	if len(m) == 0 {
 		return []T{}, nil
 	}
@@ -464,8 +500,8 @@ func (w *window) free() {
 	if w.c.Send(h[:], w.me, tagHeader, backend.ModeStandard) == nil {
 		<-w.stopped
 	}
-	if w.shared != nil {
-		w.shared.close()
+	if w.shm != nil {
+		w.shm.close()
 	}
 	w.c.Free()
 }

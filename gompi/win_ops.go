@@ -293,6 +293,10 @@ func (w *window) put(name string, b []byte, target, disp int, own bool) (*backen
 	if len(b) == 0 {
 		return nil, nil
 	}
+	if w.direct {
+		copy(w.at(target, disp, len(b)/w.elem), b)
+		return nil, nil
+	}
 	h := rma.Header{Kind: rma.KindPut, Tag: w.nextTag(), Disp: uint64(disp), Count: uint64(len(b) / w.elem)}
 	w.dirty[target] = true
 	return w.send(&h, b, target, own)
@@ -305,6 +309,10 @@ func (w *window) get(name string, b []byte, target, disp int, own bool) (*backen
 		return nil, err
 	}
 	if len(b) == 0 {
+		return nil, nil
+	}
+	if w.direct {
+		copy(b, w.at(target, disp, len(b)/w.elem))
 		return nil, nil
 	}
 	h := rma.Header{Kind: rma.KindGet, Tag: w.nextTag(), Disp: uint64(disp), Count: uint64(len(b) / w.elem)}
@@ -344,6 +352,13 @@ func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, 
 	if count == 0 {
 		return nil, nil
 	}
+	if w.direct {
+		if kind == rma.KindAcc {
+			result = nil
+		}
+		w.accDirect(code, origin, result, target, disp, count)
+		return nil, nil
+	}
 	h := rma.Header{Kind: kind, Op: code, Tag: w.nextTag(), Disp: uint64(disp), Count: uint64(count)}
 	w.dirty[target] = true
 	if kind == rma.KindAcc {
@@ -370,6 +385,10 @@ func (w *window) cas(originCompare, result []byte, target, disp int) error {
 	defer w.mu.Unlock()
 	if ok, err := w.check("CompareAndSwap", target, disp, 1, false); !ok || err != nil {
 		return err
+	}
+	if w.direct {
+		w.casDirect(originCompare, result, target, disp)
+		return nil
 	}
 	h := rma.Header{Kind: rma.KindCAS, Tag: w.nextTag(), Disp: uint64(disp), Count: 1}
 	w.dirty[target] = true

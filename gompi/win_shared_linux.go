@@ -10,52 +10,78 @@ import (
 	"github.com/gompi/gompi/gompi/internal/base"
 )
 
-// sharedMem is the memory of a window made by WinAllocateShared: each rank's
-// part is an anonymous memory file (memfd) of its own, which the other ranks
-// of the host map by opening /proc/<pid>/fd/<fd> of its owner. Nothing has
-// a name in /dev/shm, so nothing can be left behind: the kernel frees each
-// file when its last mapping goes.
+// sharedMem is the memory of a window whose ranks share a host (made by
+// WinAllocateShared, or by WinAllocate when every rank is reached through
+// shared memory): each rank's part is an anonymous memory file (memfd) of
+// its own, which the other ranks map by opening /proc/<pid>/fd/<fd> of its
+// owner. Nothing has a name in /dev/shm, so nothing can be left behind:
+// the kernel frees each file when its last mapping goes. A part starts with
+// a header of lock words (winHeader), then the window's elements.
 type sharedMem struct {
-	f     *os.File // this rank's file, open until every peer mapped it
-	local []byte   // this rank's mapping
-	maps  [][]byte // every rank's part, as mapped here
-	owned [][]byte // mappings to unmap on close
+	f      *os.File // this rank's file, open until every peer mapped it
+	local  []byte   // this rank's mapping (header included)
+	maps   [][]byte // every rank's part as mapped here (header included)
+	owned  [][]byte // mappings to unmap on close
+	failed error    // why this rank could not make its part (non-strict)
 }
 
-func newSharedMem(c *Comm, size int) (*sharedMem, []byte, error) {
-	host := c.HostOf(c.Rank())
-	for r := range c.Size() {
-		if h := c.HostOf(r); h != host {
-			return nil, nil, c.errf("WinAllocateShared", base.ErrNotSupported, r, -1,
-				fmt.Sprintf("rank %d runs on %s, this one on %s", r, h, host), "ranks of a shared window must share a host: split the communicator by host first")
+// newSharedMem makes this rank's part of size bytes. strict (for
+// WinAllocateShared) refuses ranks on other hosts; otherwise a failure is
+// recorded in the result, and exchange makes every rank agree.
+func newSharedMem(c *Comm, size int, strict bool) (*sharedMem, error) {
+	if strict {
+		host := c.HostOf(c.Rank())
+		for r := range c.Size() {
+			if h := c.HostOf(r); h != host {
+				return nil, c.errf("WinAllocateShared", base.ErrNotSupported, r, -1,
+					fmt.Sprintf("rank %d runs on %s, this one on %s", r, h, host),
+					"ranks of a shared window must share a host: split the communicator by host first")
+			}
 		}
 	}
 	s := &sharedMem{}
-	if size == 0 {
-		return s, nil, nil
+	fail := func(class error, detail string) (*sharedMem, error) {
+		if s.f != nil {
+			s.f.Close()
+			s.f = nil
+		}
+		err := c.errf("WinAllocateShared", class, -1, -1, detail, "")
+		if strict {
+			return nil, err
+		}
+		s.failed = err
+		return s, nil
 	}
 	fd, err := unix.MemfdCreate("gompi-win", unix.MFD_CLOEXEC)
 	if err != nil {
-		return nil, nil, c.errf("WinAllocateShared", base.ErrNotSupported, -1, -1, "memfd_create: "+err.Error(), "")
+		return fail(base.ErrNotSupported, "memfd_create: "+err.Error())
 	}
 	s.f = os.NewFile(uintptr(fd), "gompi-win")
-	if err := s.f.Truncate(int64(size)); err != nil {
-		s.f.Close()
-		return nil, nil, c.errf("WinAllocateShared", base.ErrArg, -1, -1, fmt.Sprintf("sizing the window to %d bytes: %v", size, err), "")
+	total := winHeaderSize + size
+	if err := s.f.Truncate(int64(total)); err != nil {
+		return fail(base.ErrArg, fmt.Sprintf("sizing the window to %d bytes: %v", size, err))
 	}
-	m, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	m, err := unix.Mmap(fd, 0, total, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
-		s.f.Close()
-		return nil, nil, c.errf("WinAllocateShared", base.ErrArg, -1, -1, fmt.Sprintf("mapping %d bytes: %v", size, err), "")
+		return fail(base.ErrArg, fmt.Sprintf("mapping %d bytes: %v", size, err))
 	}
 	s.local = m
 	s.owned = append(s.owned, m)
-	return s, m, nil
+	return s, nil
 }
 
-// exchange maps every peer's part; every rank learns whether all succeeded,
-// so that the window is made everywhere or nowhere.
-func (s *sharedMem) exchange(w *window) error {
+// data returns this rank's elements (nil if it has no part).
+func (s *sharedMem) data() []byte {
+	if s.local == nil {
+		return nil
+	}
+	return s.local[winHeaderSize:]
+}
+
+// exchange maps every peer's part and reports whether every rank mapped
+// every part (the same answer on every rank); the window then accesses its
+// peers directly. In strict mode a failure is an error.
+func (s *sharedMem) exchange(w *window, strict bool) (bool, error) {
 	mine := make([]byte, 24)
 	binary.LittleEndian.PutUint64(mine, uint64(os.Getpid()))
 	fd := -1
@@ -66,10 +92,10 @@ func (s *sharedMem) exchange(w *window) error {
 	binary.LittleEndian.PutUint64(mine[16:], uint64(len(s.local)))
 	all := make([]byte, 24*w.n)
 	if err := w.allgather(mine, all); err != nil {
-		return err
+		return false, err
 	}
 	s.maps = make([][]byte, w.n)
-	var failure error
+	failure := s.failed
 	for r := range w.n {
 		pid := int(binary.LittleEndian.Uint64(all[24*r:]))
 		pfd := int(int64(binary.LittleEndian.Uint64(all[24*r+8:])))
@@ -77,7 +103,8 @@ func (s *sharedMem) exchange(w *window) error {
 		switch {
 		case r == w.me:
 			s.maps[r] = s.local
-		case size == 0:
+		case pfd < 0:
+			// That rank failed; it says so below.
 		default:
 			m, err := mapPeer(pid, pfd, size)
 			if err != nil {
@@ -95,7 +122,7 @@ func (s *sharedMem) exchange(w *window) error {
 	}
 	oks := make([]byte, w.n)
 	if err := w.allgather(ok, oks); err != nil {
-		return err
+		return false, err
 	}
 	if s.f != nil {
 		s.f.Close() // every peer has mapped it (or failed): the mappings keep it
@@ -106,7 +133,13 @@ func (s *sharedMem) exchange(w *window) error {
 			failure = w.errf("WinAllocateShared", base.ErrNotSupported, r, fmt.Sprintf("rank %d could not map the window", r), "")
 		}
 	}
-	return failure
+	if failure != nil {
+		if strict {
+			return false, failure
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 func mapPeer(pid, fd, size int) ([]byte, error) {
@@ -118,7 +151,10 @@ func mapPeer(pid, fd, size int) ([]byte, error) {
 	return unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 }
 
-func (s *sharedMem) peer(r int) []byte { return s.maps[r] }
+// peer returns rank r's elements; header its lock words.
+func (s *sharedMem) peer(r int) []byte { return s.maps[r][winHeaderSize:] }
+
+func (s *sharedMem) header(r int) *winHeader { return headerOf(s.maps[r]) }
 
 func (s *sharedMem) close() {
 	if s.f != nil {

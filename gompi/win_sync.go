@@ -3,7 +3,6 @@ package gompi
 import (
 	"fmt"
 	"slices"
-	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -85,6 +84,14 @@ func (x *Win[T]) Lock(typ LockType, target int) error {
 		}
 		w.lockType[target] = uint8(typ) // claimed now; undone if the grant fails
 		w.mu.Unlock()
+		if w.direct {
+			if typ == LockExclusive {
+				w.hdrs[target].lockExclusive()
+			} else {
+				w.hdrs[target].lockShared()
+			}
+			return nil
+		}
 		err := w.roundTrip("Lock", rma.KindLock, uint8(typ), []int{target})
 		if err != nil {
 			w.mu.Lock()
@@ -117,7 +124,9 @@ func (x *Win[T]) Unlock(target int) error {
 		}
 		w.mu.Unlock()
 		err := w.completeTargets("Unlock", []int{target}, false)
-		if rerr := w.roundTrip("Unlock", rma.KindUnlock, typ, []int{target}); err == nil {
+		if w.direct {
+			w.hdrs[target].unlock(typ)
+		} else if rerr := w.roundTrip("Unlock", rma.KindUnlock, typ, []int{target}); err == nil {
 			err = rerr
 		}
 		w.mu.Lock()
@@ -145,6 +154,12 @@ func (x *Win[T]) LockAll() error {
 		}
 		w.lockAll = true
 		w.mu.Unlock()
+		if w.direct {
+			for _, h := range w.hdrs {
+				h.lockShared()
+			}
+			return nil
+		}
 		err := w.roundTrip("LockAll", rma.KindLock, rma.LockShared, w.all())
 		if err != nil {
 			w.mu.Lock()
@@ -170,7 +185,11 @@ func (x *Win[T]) UnlockAll() error {
 		w.mu.Unlock()
 		all := w.all()
 		err := w.completeTargets("UnlockAll", all, false)
-		if rerr := w.roundTrip("UnlockAll", rma.KindUnlock, rma.LockShared, all); err == nil {
+		if w.direct {
+			for _, h := range w.hdrs {
+				h.unlock(rma.LockShared)
+			}
+		} else if rerr := w.roundTrip("UnlockAll", rma.KindUnlock, rma.LockShared, all); err == nil {
 			err = rerr
 		}
 		w.mu.Lock()
@@ -235,8 +254,7 @@ func (x *Win[T]) Sync() error {
 		return err
 	}
 	return w.traced(RoutineWinSync, -1, -1, func() error {
-		var v atomic.Int64
-		v.Add(1) // a locked instruction: a full barrier
+		fence()
 		return nil
 	})
 }
@@ -428,6 +446,10 @@ func (w *window) completeAll(name string, remote bool) error {
 // that took data from it since the last one (the target answers after
 // every earlier message of this origin).
 func (w *window) completeTargets(name string, targets []int, remote bool) error {
+	if w.direct {
+		fence() // direct operations are complete: make them visible before what follows
+		return nil
+	}
 	w.mu.Lock()
 	var ops []waitOp
 	var acks []int

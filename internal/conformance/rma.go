@@ -355,38 +355,54 @@ func rmaEveryOpEverySync(c *gompi.Comm) error {
 }
 
 // rmaCounter: every rank adds 1 to one counter on rank 0 rmaCounterAdds
-// times, with FetchAndOp (each result flushed: the values fetched must all
-// differ) or with Accumulate; the counter ends at exactly n × the adds.
+// times, with FetchAndOp (the values fetched must all differ) or with
+// Accumulate; the counter ends at exactly n × the adds.
 func rmaCounter(c *gompi.Comm, fetch bool) error {
+	// A created window always goes by message; an allocated one on one
+	// host is accessed directly (atomic instructions).
+	for _, flavor := range []string{"create", "allocate"} {
+		if err := counterOn(c, fetch, flavor); err != nil {
+			return fmt.Errorf("%s window: %w", flavor, err)
+		}
+	}
+	return nil
+}
+
+func counterOn(c *gompi.Comm, fetch bool, flavor string) error {
 	me, n := c.Rank(), c.Size()
-	w, err := gompi.WinAllocate[int64](c, 1)
+	k, err := makeWin(c, flavor, 1)
 	if err != nil {
 		return err
 	}
+	w := k.w
 	if err := w.LockAll(); err != nil {
 		return err
 	}
-	var sum, last int64 = 0, -1
+	// FetchAndOp results arrive by the next flush; flushing every 500
+	// keeps many in flight, as a real counter would.
+	fetched := make([]int64, rmaCounterAdds)
 	one := []int64{1}
-	for range rmaCounterAdds {
-		if !fetch {
-			if err := w.Accumulate(one, 0, 0, gompi.Sum[int64]()); err != nil {
-				return err
+	for i := range rmaCounterAdds {
+		var err error
+		if fetch {
+			err = w.FetchAndOp(1, &fetched[i], 0, 0, gompi.Sum[int64]())
+			if err == nil && (i%500 == 499 || i == rmaCounterAdds-1) {
+				err = w.Flush(0)
 			}
-			continue
+		} else {
+			err = w.Accumulate(one, 0, 0, gompi.Sum[int64]())
 		}
-		var old int64
-		if err := w.FetchAndOp(1, &old, 0, 0, gompi.Sum[int64]()); err != nil {
+		if err != nil {
 			return err
 		}
-		if err := w.Flush(0); err != nil {
-			return err
+	}
+	var sum int64
+	for i, v := range fetched {
+		// One origin's operations on one element take effect in order.
+		if fetch && i > 0 && v <= fetched[i-1] {
+			return fmt.Errorf("FetchAndOp %d returned %d after %d: the counter went back", i, v, fetched[i-1])
 		}
-		if old <= last {
-			return fmt.Errorf("FetchAndOp returned %d after %d: the counter went back", old, last)
-		}
-		last = old
-		sum += old
+		sum += v
 	}
 	if err := w.UnlockAll(); err != nil {
 		return err
@@ -396,7 +412,7 @@ func rmaCounter(c *gompi.Comm, fetch bool) error {
 	}
 	total := int64(n * rmaCounterAdds)
 	if me == 0 {
-		if got := w.Local()[0]; got != total {
+		if got := k.local[0]; got != total {
 			return fmt.Errorf("the counter is %d, want %d", got, total)
 		}
 	}
@@ -411,7 +427,7 @@ func rmaCounter(c *gompi.Comm, fetch bool) error {
 			return fmt.Errorf("the fetched values add up to %d, want %d: some were fetched twice", all[0], want)
 		}
 	}
-	return w.Free()
+	return k.free()
 }
 
 // rmaExclusiveLock: every rank increments a counter on rank 0 by reading and

@@ -336,3 +336,49 @@ func truth[E integer | ~float32 | ~float64](t bool) E {
 	}
 	return 0
 }
+
+// FetchApply is Apply that also stores the elements as they were in old.
+// Aligned 8-byte integers are fetched and combined atomically, element by
+// element; for other elements the caller must hold the target's
+// accumulate lock.
+func FetchApply(op OpCode, k reflect.Kind, size int, dst, src, old []byte) {
+	if size != 8 || !isInt(k) || !aligned8(dst) {
+		copy(old, dst)
+		Apply(op, k, size, dst, src)
+		return
+	}
+	signed := k == reflect.Int64 || k == reflect.Int
+	d := as[uint64](dst)
+	for i := range d {
+		var s uint64
+		if op != OpNoOp {
+			s = le64(src[8*i:])
+		}
+		for {
+			o := atomic.LoadUint64(&d[i])
+			r := o
+			switch {
+			case op == OpNoOp:
+			case op == OpReplace:
+				r = s
+			case signed:
+				x := [1]int64{int64(o)}
+				ints(op, x[:], []int64{int64(s)})
+				r = uint64(x[0])
+			default:
+				x := [1]uint64{o}
+				ints(op, x[:], []uint64{s})
+				r = x[0]
+			}
+			if r == o || atomic.CompareAndSwapUint64(&d[i], o, r) {
+				put64(old[8*i:], o)
+				break
+			}
+		}
+	}
+}
+
+// Atomic8 reports whether elements of kind k and size bytes are combined
+// with atomic instructions (so that no lock is needed) by Apply,
+// FetchApply and CAS, given aligned memory.
+func Atomic8(k reflect.Kind, size int) bool { return size == 8 && isInt(k) }

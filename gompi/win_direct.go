@@ -1,0 +1,166 @@
+package gompi
+
+import (
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gompi/gompi/gompi/internal/rma"
+	"github.com/gompi/gompi/internal/shm"
+)
+
+// The same-host path. When every rank of a window made by WinAllocate or
+// WinAllocateShared reaches the others through shared memory, each maps
+// every other's part (sharedMem), and an origin carries out its operations
+// itself: Put and Get are copies, Accumulate and its relatives on 8-byte
+// integers are atomic instructions, on other elements they run under the
+// target's accumulate lock, and passive-target locks are words in the
+// target's part. Nothing goes through the target's service goroutine, so
+// nothing waits for it to be scheduled. GOMPI_RMA_SHM=0 turns the path off
+// (every operation then goes by message, as between hosts).
+
+// winHeaderSize is the size of the lock words before a rank's elements.
+const winHeaderSize = 128
+
+// winHeader is the start of a rank's part of a shared-memory window.
+type winHeader struct {
+	acc      uint32 // accumulate lock: 0 free, 1 held
+	accSleep uint32 // threads asleep on acc
+	_        [56]byte
+	lock     uint32 // passive-target lock: the number of shared holders, or lockExcl
+	lockWait uint32 // threads asleep on lock
+}
+
+const lockExcl = 1 << 31
+
+func headerOf(m []byte) *winHeader { return (*winHeader)(unsafe.Pointer(&m[0])) }
+
+// directEligible reports whether every rank of c is reached through shared
+// memory (or is this one), so that a window's memory can be mapped by all.
+func directEligible(c *Comm) bool {
+	if os.Getenv("GOMPI_RMA_SHM") == "0" {
+		return false
+	}
+	for r := range c.Size() {
+		if t := c.Transport(r); t != "self" && t != "shm" {
+			return false
+		}
+	}
+	return true
+}
+
+// setDirect switches the window to the same-host path over s.
+func (w *window) setDirect(s *sharedMem) {
+	w.peers = make([][]byte, w.n)
+	w.hdrs = make([]*winHeader, w.n)
+	for r := range w.n {
+		w.peers[r] = s.peer(r)
+		w.hdrs[r] = s.header(r)
+	}
+	w.direct = true
+}
+
+// backoff waits a little for a lock word that read seen: it spins, then
+// yields the CPU, then sleeps on the word (a futex) while it still reads
+// seen, the runtime's rule that keeps 64 ranks on 2 cores fair.
+func backoff(i int, word, sleepers *uint32, seen uint32) {
+	switch {
+	case i < 64:
+		return
+	case i < 96:
+		shm.Yield()
+		return
+	}
+	atomic.AddUint32(sleepers, 1)
+	shm.WaitWord(word, seen, 10*time.Millisecond)
+	atomic.AddUint32(sleepers, ^uint32(0))
+}
+
+func wakeIf(word, sleepers *uint32) {
+	if atomic.LoadUint32(sleepers) != 0 {
+		shm.WakeWord(word)
+	}
+}
+
+func (h *winHeader) lockShared() {
+	for i := 0; ; i++ {
+		v := atomic.LoadUint32(&h.lock)
+		if v&lockExcl == 0 {
+			if atomic.CompareAndSwapUint32(&h.lock, v, v+1) {
+				return
+			}
+			continue
+		}
+		backoff(i, &h.lock, &h.lockWait, v)
+	}
+}
+
+func (h *winHeader) lockExclusive() {
+	for i := 0; ; i++ {
+		v := atomic.LoadUint32(&h.lock)
+		if v == 0 && atomic.CompareAndSwapUint32(&h.lock, 0, lockExcl) {
+			return
+		}
+		backoff(i, &h.lock, &h.lockWait, v)
+	}
+}
+
+func (h *winHeader) unlock(typ uint8) {
+	if typ == rma.LockExclusive {
+		atomic.StoreUint32(&h.lock, 0)
+	} else {
+		atomic.AddUint32(&h.lock, ^uint32(0))
+	}
+	wakeIf(&h.lock, &h.lockWait)
+}
+
+func (h *winHeader) lockAcc() {
+	for i := 0; ; i++ {
+		if atomic.CompareAndSwapUint32(&h.acc, 0, 1) {
+			return
+		}
+		backoff(i, &h.acc, &h.accSleep, 1)
+	}
+}
+
+func (h *winHeader) unlockAcc() {
+	atomic.StoreUint32(&h.acc, 0)
+	wakeIf(&h.acc, &h.accSleep)
+}
+
+// at returns count elements of target's memory from disp (already checked).
+func (w *window) at(target, disp, count int) []byte {
+	return w.peers[target][disp*w.elem : (disp+count)*w.elem]
+}
+
+// accDirect combines origin into target's elements (old receives them as
+// they were when old is not nil).
+func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, count int) {
+	dst := w.at(target, disp, count)
+	atomic8 := rma.Atomic8(w.kind, w.elem)
+	if !atomic8 {
+		w.hdrs[target].lockAcc()
+		defer w.hdrs[target].unlockAcc()
+	}
+	if old != nil {
+		rma.FetchApply(code, w.kind, w.elem, dst, origin, old)
+		return
+	}
+	rma.Apply(code, w.kind, w.elem, dst, origin)
+}
+
+func (w *window) casDirect(originCompare, result []byte, target, disp int) {
+	dst := w.at(target, disp, 1)
+	if !rma.Atomic8(w.kind, w.elem) {
+		w.hdrs[target].lockAcc()
+		defer w.hdrs[target].unlockAcc()
+	}
+	rma.CAS(w.elem, dst, originCompare[:w.elem], originCompare[w.elem:], result)
+}
+
+// fence orders this rank's direct stores before what follows (a Flush).
+func fence() {
+	var v atomic.Int64
+	v.Add(1)
+}
