@@ -186,7 +186,9 @@ func putGet(op string) opFunc[byte] {
 func accOp[T gompi.Number](op string) opFunc[T] {
 	sum := gompi.Sum[T]()
 	if op == "get_acc_latency" {
-		return func(w *gompi.Win[T], origin, result []T, t, d int) error { return w.GetAccumulate(origin, result, t, d, sum) }
+		return func(w *gompi.Win[T], origin, result []T, t, d int) error {
+			return w.GetAccumulate(origin, result, t, d, sum)
+		}
 	}
 	return func(w *gompi.Win[T], origin, _ []T, t, d int) error { return w.Accumulate(origin, t, d, sum) }
 }
@@ -242,7 +244,9 @@ func latency[T any](c *gompi.Comm, cfg OneSided, n, iters, skip int, op opFunc[T
 					return 0, err
 				}
 			}
-			err = run(func() error { return epochPair(w, cfg.Sync, me, func() error { return op(w, origin, result, other, disp) }) })
+			err = run(func() error {
+				return epochPair(w, cfg.Sync, me, func() error { return op(w, origin, result, other, disp) })
+			})
 		}
 	default:
 		if me == 0 {
