@@ -49,16 +49,29 @@ func (w *window) serve() {
 				w.errs[o] = replyRange
 			}
 			if h.Flags&rma.FlagInline != 0 {
+				raceLock()
 				copy(dst, payload)
+				raceUnlock()
 				continue
 			}
-			if dst == nil {
+			if dst == nil || raceEnabled {
 				scratch = grow(scratch, n)
-				dst = scratch
+				w.c.Recv(scratch, o, payTag)
+				raceLock()
+				copy(dst, scratch)
+				raceUnlock()
+				continue
 			}
-			w.c.Recv(dst, o, payTag)
+			w.c.Recv(dst, o, payTag) // straight into the window: one copy
 		case rma.KindGet:
 			src := w.target(h.Disp, h.Count)
+			if raceEnabled && src != nil {
+				scratch = grow(scratch, n)
+				raceLock()
+				copy(scratch, src)
+				raceUnlock()
+				src = scratch
+			}
 			w.c.Send(src, o, replyTag, backend.ModeStandard) // empty if refused: the origin sees the short count
 		case rma.KindAcc, rma.KindGetAcc:
 			in := payload
@@ -74,13 +87,20 @@ func (w *window) serve() {
 					continue
 				}
 				old = grow(old, n)
+				raceLock()
 				copy(old, dst)
+				rma.Apply(h.Op, w.kind, w.elem, dst, in[:n])
+				raceUnlock()
 				w.c.Send(old, o, replyTag, backend.ModeStandard)
-			} else if dst == nil {
+				continue
+			}
+			if dst == nil {
 				w.errs[o] = replyRange
 				continue
 			}
+			raceLock()
 			rma.Apply(h.Op, w.kind, w.elem, dst, in[:n])
+			raceUnlock()
 		case rma.KindCAS:
 			dst := w.target(h.Disp, 1)
 			if dst == nil || len(payload) < 2*w.elem {
@@ -88,7 +108,9 @@ func (w *window) serve() {
 				continue
 			}
 			old = grow(old, w.elem)
+			raceLock()
 			rma.CAS(w.elem, dst, payload[:w.elem], payload[w.elem:2*w.elem], old)
+			raceUnlock()
 			w.c.Send(old, o, replyTag, backend.ModeStandard)
 		case rma.KindLock:
 			if w.locks.Acquire(rma.Waiter{Origin: o, Type: h.Lock, Tag: h.Tag}) {

@@ -28,10 +28,12 @@ func (x *Win[T]) Fence() error {
 			return w.errf("Fence", base.ErrRMASync, -1, "a lock, access or exposure epoch is open",
 				"close it (Unlock, UnlockAll, Complete, Wait) before a Fence")
 		}
+		raceSync()
 		ferr := w.completeAll("Fence", true)
 		if err := w.barrier(); err != nil {
 			return err
 		}
+		raceSync()
 		w.mu.Lock()
 		w.fence = true
 		w.mu.Unlock()
@@ -255,6 +257,7 @@ func (x *Win[T]) Sync() error {
 	}
 	return w.traced(RoutineWinSync, -1, -1, func() error {
 		fence()
+		raceSync()
 		return nil
 	})
 }
@@ -281,6 +284,7 @@ func (x *Win[T]) Post(group []int) error {
 		}
 		w.exposure = slices.Clone(group)
 		w.mu.Unlock()
+		raceSync()
 		for _, g := range group {
 			if err := w.c.Send(nil, g, tagPost, backend.ModeStandard); err != nil {
 				return err
@@ -407,6 +411,7 @@ func (w *window) waitPosted(name string, block bool) (bool, error) {
 	}
 	w.done -= len(group)
 	w.cmu.Unlock()
+	raceSync()
 	w.mu.Lock()
 	w.exposure = nil
 	w.mu.Unlock()
@@ -446,6 +451,7 @@ func (w *window) completeAll(name string, remote bool) error {
 // that took data from it since the last one (the target answers after
 // every earlier message of this origin).
 func (w *window) completeTargets(name string, targets []int, remote bool) error {
+	defer raceSync()
 	if w.direct {
 		fence() // direct operations are complete: make them visible before what follows
 		return nil

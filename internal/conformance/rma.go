@@ -314,6 +314,12 @@ func rmaEveryOpEverySync(c *gompi.Comm) error {
 				for i := range k.local {
 					k.local[i] = initial(me, i)
 				}
+				// Local stores to window memory are synchronized with
+				// Sync (MPI_Win_sync) before others access it, and
+				// after, before this rank reads what others stored.
+				if err := k.w.Sync(); err != nil {
+					return err
+				}
 				if err := c.Barrier(); err != nil {
 					return err
 				}
@@ -333,6 +339,9 @@ func rmaEveryOpEverySync(c *gompi.Comm) error {
 					}
 				}
 				if err := c.Barrier(); err != nil {
+					return err
+				}
+				if err := k.w.Sync(); err != nil {
 					return err
 				}
 				region := k.local[prev*rmaK : prev*rmaK+rmaK]
