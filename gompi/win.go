@@ -109,18 +109,25 @@ type window struct {
 	sizes  []int // elements exposed by each rank (not dynamic)
 
 	// Target side.
-	mem     []byte        // the local memory (not dynamic)
-	regMu   sync.RWMutex  // guards regions against the service
-	regions rma.Regions   // dynamic windows
-	shm     *sharedMem    // WinAllocate(Shared) on one host: every rank's part, mapped here
-	direct  bool          // operations access the targets' memory themselves (win_direct.go)
-	peers   [][]byte      // with direct: every rank's elements
-	hdrs    []*winHeader  // with direct: every rank's lock words
-	locks   rma.LockTable // service only
-	errs    []uint8       // service only: per origin, an error to report at its next flush
-	cmu     sync.Mutex
-	ccond   sync.Cond
-	done    int // Complete messages received (PSCW)
+	mem     []byte       // the local memory (not dynamic)
+	regMu   sync.RWMutex // guards regions against the service
+	regions rma.Regions  // dynamic windows
+	shm     *sharedMem   // WinAllocate(Shared) on one host: every rank's part, mapped here
+	direct  bool         // operations access the targets' memory themselves (win_direct.go)
+	peers   [][]byte     // with direct: every rank's elements
+	hdrs    []*winHeader // with direct: every rank's lock words
+	// With direct, PSCW by counters in shared memory: posts[t][o] counts
+	// the Posts of o to t, completes[t][o] its Completes; this rank has
+	// consumed postsSeen[t] of t's Posts and completesSeen[o] of o's
+	// Completes.
+	posts, completes         [][]uint32
+	postsSeen, completesSeen []uint32
+	serving                  bool          // the service goroutine runs
+	locks                    rma.LockTable // service only
+	errs                     []uint8       // service only: per origin, an error to report at its next flush
+	cmu                      sync.Mutex
+	ccond                    sync.Cond
+	done                     int // Complete messages received (PSCW)
 
 	// Origin side, guarded by mu.
 	mu       sync.Mutex
@@ -191,6 +198,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	w.pending = make([][]waitOp, w.n)
 	w.lockType = make([]uint8, w.n)
 	w.inAccess = make([]bool, w.n)
+	w.serving = true
 	go w.serve()
 	return w, nil
 }
@@ -492,14 +500,23 @@ func (x *Win[T]) Free() error {
 	})
 }
 
-// free stops the service and releases what the window holds.
-func (w *window) free() {
-	w.freed.Store(true)
+// stopService ends the service goroutine.
+func (w *window) stopService() {
+	if !w.serving {
+		return
+	}
+	w.serving = false
 	var h [rma.HeaderSize]byte
 	(&rma.Header{Kind: rma.KindStop}).Encode(h[:])
 	if w.c.Send(h[:], w.me, tagHeader, backend.ModeStandard) == nil {
 		<-w.stopped
 	}
+}
+
+// free stops the service and releases what the window holds.
+func (w *window) free() {
+	w.freed.Store(true)
+	w.stopService()
 	if w.shm != nil {
 		w.shm.close()
 	}

@@ -20,16 +20,20 @@ import (
 // nothing waits for it to be scheduled. GOMPI_RMA_SHM=0 turns the path off
 // (every operation then goes by message, as between hosts).
 
-// winHeaderSize is the size of the lock words before a rank's elements.
-const winHeaderSize = 128
+// winHeaderSize is the size of the words before a rank's elements in a
+// window of n ranks: a winHeader, then for each rank r the number of Posts
+// r made to this rank, then for each r the number of its Completes (PSCW).
+func winHeaderSize(n int) int { return (128 + 8*n + 127) / 128 * 128 }
 
 // winHeader is the start of a rank's part of a shared-memory window.
 type winHeader struct {
-	acc      uint32 // accumulate lock: 0 free, 1 held
-	accSleep uint32 // threads asleep on acc
-	_        [56]byte
-	lock     uint32 // passive-target lock: the number of shared holders, or lockExcl
-	lockWait uint32 // threads asleep on lock
+	acc       uint32 // accumulate lock: 0 free, 1 held
+	accSleep  uint32 // threads asleep on acc
+	_         [56]byte
+	lock      uint32 // passive-target lock: the number of shared holders, or lockExcl
+	lockWait  uint32 // threads asleep on lock
+	bell      uint32 // bumped by every Post and Complete to this rank
+	bellSleep uint32 // threads asleep on bell
 }
 
 const lockExcl = 1 << 31
@@ -50,15 +54,60 @@ func directEligible(c *Comm) bool {
 	return true
 }
 
-// setDirect switches the window to the same-host path over s.
+// setDirect switches the window to the same-host path over s. The service
+// goroutine stops: nothing will come by message, and a goroutine waiting
+// for messages would only wake (and spin) at every message this rank gets.
 func (w *window) setDirect(s *sharedMem) {
 	w.peers = make([][]byte, w.n)
 	w.hdrs = make([]*winHeader, w.n)
+	w.posts = make([][]uint32, w.n)
+	w.completes = make([][]uint32, w.n)
 	for r := range w.n {
 		w.peers[r] = s.peer(r)
 		w.hdrs[r] = s.header(r)
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[128])), 2*w.n)
+		w.posts[r], w.completes[r] = words[:w.n], words[w.n:]
 	}
+	w.postsSeen = make([]uint32, w.n)
+	w.completesSeen = make([]uint32, w.n)
 	w.direct = true
+	w.stopService()
+}
+
+// signal counts one Post or Complete of this rank at target (word is the
+// target's counter for this rank) and wakes the target if it sleeps.
+func (w *window) signal(target int, word *uint32) {
+	atomic.AddUint32(word, 1)
+	h := w.hdrs[target]
+	atomic.AddUint32(&h.bell, 1)
+	wakeIf(&h.bell, &h.bellSleep)
+}
+
+// arrived waits (or with block false, only looks) until every rank of
+// group has signalled this rank once more than seen records, in counters
+// (posts or completes), and then records it.
+func (w *window) arrived(group []int, counters [][]uint32, seen []uint32, block bool) bool {
+	h := w.hdrs[w.me]
+	for i := 0; ; i++ {
+		bell := atomic.LoadUint32(&h.bell)
+		all := true
+		for _, g := range group {
+			if atomic.LoadUint32(&counters[w.me][g]) == seen[g] {
+				all = false
+				break
+			}
+		}
+		if all {
+			for _, g := range group {
+				seen[g]++
+			}
+			return true
+		}
+		if !block {
+			return false
+		}
+		backoff(i, &h.bell, &h.bellSleep, bell)
+	}
 }
 
 // backoff waits a little for a lock word that read seen: it spins, then

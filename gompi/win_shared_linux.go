@@ -23,6 +23,7 @@ type sharedMem struct {
 	maps   [][]byte // every rank's part as mapped here (header included)
 	owned  [][]byte // mappings to unmap on close
 	failed error    // why this rank could not make its part (non-strict)
+	hdr    int      // bytes of lock and synchronization words before the elements
 }
 
 // newSharedMem makes this rank's part of size bytes. strict (for
@@ -39,7 +40,7 @@ func newSharedMem(c *Comm, size int, strict bool) (*sharedMem, error) {
 			}
 		}
 	}
-	s := &sharedMem{}
+	s := &sharedMem{hdr: winHeaderSize(c.Size())}
 	fail := func(class error, detail string) (*sharedMem, error) {
 		if s.f != nil {
 			s.f.Close()
@@ -57,7 +58,7 @@ func newSharedMem(c *Comm, size int, strict bool) (*sharedMem, error) {
 		return fail(base.ErrNotSupported, "memfd_create: "+err.Error())
 	}
 	s.f = os.NewFile(uintptr(fd), "gompi-win")
-	total := winHeaderSize + size
+	total := s.hdr + size
 	if err := s.f.Truncate(int64(total)); err != nil {
 		return fail(base.ErrArg, fmt.Sprintf("sizing the window to %d bytes: %v", size, err))
 	}
@@ -75,7 +76,7 @@ func (s *sharedMem) data() []byte {
 	if s.local == nil {
 		return nil
 	}
-	return s.local[winHeaderSize:]
+	return s.local[s.hdr:]
 }
 
 // exchange maps every peer's part and reports whether every rank mapped
@@ -152,9 +153,12 @@ func mapPeer(pid, fd, size int) ([]byte, error) {
 }
 
 // peer returns rank r's elements; header its lock words.
-func (s *sharedMem) peer(r int) []byte { return s.maps[r][winHeaderSize:] }
+func (s *sharedMem) peer(r int) []byte { return s.maps[r][s.hdr:] }
 
 func (s *sharedMem) header(r int) *winHeader { return headerOf(s.maps[r]) }
+
+// words returns rank r's synchronization words (see winHeader).
+func (s *sharedMem) words(r int) []byte { return s.maps[r][:s.hdr] }
 
 func (s *sharedMem) close() {
 	if s.f != nil {

@@ -229,12 +229,8 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 		if target == ProcNull {
 			return nil
 		}
-		targets := w.all()
-		if target >= 0 {
-			if target >= w.n {
-				return w.errf(name, base.ErrRank, target, fmt.Sprintf("target %d is not a rank of the window (0..%d)", target, w.n-1), "")
-			}
-			targets = []int{target}
+		if target >= w.n {
+			return w.errf(name, base.ErrRank, target, fmt.Sprintf("target %d is not a rank of the window (0..%d)", target, w.n-1), "")
 		}
 		w.mu.Lock()
 		ok := w.lockAll || target >= 0 && w.lockType[target] != 0 ||
@@ -242,6 +238,13 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 		w.mu.Unlock()
 		if !ok {
 			return w.errf(name, base.ErrRMASync, target, "no passive-target epoch is open on the target", "call Lock or LockAll first")
+		}
+		if w.direct {
+			return w.completeTargets(name, nil, remote) // every operation is complete already
+		}
+		targets := []int{target}
+		if target < 0 {
+			targets = w.all()
 		}
 		return w.completeTargets(name, targets, remote)
 	})
@@ -286,6 +289,10 @@ func (x *Win[T]) Post(group []int) error {
 		w.mu.Unlock()
 		raceSync()
 		for _, g := range group {
+			if w.direct {
+				w.signal(g, &w.posts[g][w.me])
+				continue
+			}
 			if err := w.c.Send(nil, g, tagPost, backend.ModeStandard); err != nil {
 				return err
 			}
@@ -315,7 +322,13 @@ func (x *Win[T]) Start(group []int) error {
 			return w.errf("Start", base.ErrRMASync, -1, "an access epoch is already open", "call Complete first")
 		}
 		w.mu.Unlock()
+		if w.direct {
+			w.arrived(group, w.posts, w.postsSeen, true)
+		}
 		for _, g := range group {
+			if w.direct {
+				break
+			}
 			if _, err := w.c.Recv(nil, g, tagPost); err != nil {
 				return err
 			}
@@ -348,6 +361,10 @@ func (x *Win[T]) Complete() error {
 		var h [rma.HeaderSize]byte
 		(&rma.Header{Kind: rma.KindComplete}).Encode(h[:])
 		for _, g := range group {
+			if w.direct {
+				w.signal(g, &w.completes[g][w.me])
+				continue
+			}
 			if serr := w.c.Send(h[:], g, tagHeader, backend.ModeStandard); err == nil {
 				err = serr
 			}
@@ -396,6 +413,16 @@ func (w *window) waitPosted(name string, block bool) (bool, error) {
 	w.mu.Unlock()
 	if group == nil {
 		return false, w.errf(name, base.ErrRMASync, -1, "no exposure epoch is open", "call Post first")
+	}
+	if w.direct {
+		if !w.arrived(group, w.completes, w.completesSeen, block) {
+			return false, nil
+		}
+		raceSync()
+		w.mu.Lock()
+		w.exposure = nil
+		w.mu.Unlock()
+		return true, nil
 	}
 	w.cmu.Lock()
 	for w.done < len(group) {
