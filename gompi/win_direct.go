@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gompi/gompi/gompi/internal/base"
 	"github.com/gompi/gompi/gompi/internal/rma"
 	"github.com/gompi/gompi/internal/shm"
 )
@@ -34,6 +35,10 @@ type winHeader struct {
 	lockWait  uint32 // threads asleep on lock
 	bell      uint32 // bumped by every Post and Complete to this rank
 	bellSleep uint32 // threads asleep on bell
+	_         [48]byte
+	barCount  uint32 // rank 0's: ranks arrived at the fence's barrier
+	barGen    uint32 // rank 0's: barriers completed
+	barSleep  uint32 // threads asleep on barGen
 }
 
 const lockExcl = 1 << 31
@@ -86,7 +91,7 @@ func (w *window) signal(target int, word *uint32) {
 // arrived waits (or with block false, only looks) until every rank of
 // group has signalled this rank once more than seen records, in counters
 // (posts or completes), and then records it.
-func (w *window) arrived(group []int, counters [][]uint32, seen []uint32, block bool) bool {
+func (w *window) arrived(group []int, counters [][]uint32, seen []uint32, block bool) (bool, error) {
 	h := w.hdrs[w.me]
 	for i := 0; ; i++ {
 		bell := atomic.LoadUint32(&h.bell)
@@ -101,29 +106,36 @@ func (w *window) arrived(group []int, counters [][]uint32, seen []uint32, block 
 			for _, g := range group {
 				seen[g]++
 			}
-			return true
+			return true, nil
 		}
 		if !block {
-			return false
+			return false, nil
 		}
-		backoff(i, &h.bell, &h.bellSleep, bell)
+		if err := w.pause(i, &h.bell, &h.bellSleep, bell); err != nil {
+			return false, err
+		}
 	}
 }
 
-// backoff waits a little for a lock word that read seen: it spins, then
-// yields the CPU, then sleeps on the word (a futex) while it still reads
-// seen, the runtime's rule that keeps 64 ranks on 2 cores fair.
-func backoff(i int, word, sleepers *uint32, seen uint32) {
+// pause waits a little for a word that read seen: it spins, then yields
+// the CPU, then sleeps on the word (a futex) while it still reads seen, the
+// runtime's rule that keeps 64 ranks on 2 cores fair. After a sleep it
+// fails if a rank of the window is gone, so that no wait outlives a peer.
+func (w *window) pause(i int, word, sleepers *uint32, seen uint32) error {
 	switch {
 	case i < 64:
-		return
+		return nil
 	case i < 96:
 		shm.Yield()
-		return
+		return nil
 	}
 	atomic.AddUint32(sleepers, 1)
 	shm.WaitWord(word, seen, 10*time.Millisecond)
 	atomic.AddUint32(sleepers, ^uint32(0))
+	if w.peerGone() {
+		return w.errf("wait", base.ErrPeerLost, -1, "a rank of the window finalized or exited while this one waited", "")
+	}
+	return nil
 }
 
 func wakeIf(word, sleepers *uint32) {
@@ -132,26 +144,30 @@ func wakeIf(word, sleepers *uint32) {
 	}
 }
 
-func (h *winHeader) lockShared() {
+func (w *window) lockShared(h *winHeader) error {
 	for i := 0; ; i++ {
 		v := atomic.LoadUint32(&h.lock)
 		if v&lockExcl == 0 {
 			if atomic.CompareAndSwapUint32(&h.lock, v, v+1) {
-				return
+				return nil
 			}
 			continue
 		}
-		backoff(i, &h.lock, &h.lockWait, v)
+		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
+			return err
+		}
 	}
 }
 
-func (h *winHeader) lockExclusive() {
+func (w *window) lockExclusive(h *winHeader) error {
 	for i := 0; ; i++ {
 		v := atomic.LoadUint32(&h.lock)
 		if v == 0 && atomic.CompareAndSwapUint32(&h.lock, 0, lockExcl) {
-			return
+			return nil
 		}
-		backoff(i, &h.lock, &h.lockWait, v)
+		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
+			return err
+		}
 	}
 }
 
@@ -164,18 +180,40 @@ func (h *winHeader) unlock(typ uint8) {
 	wakeIf(&h.lock, &h.lockWait)
 }
 
-func (h *winHeader) lockAcc() {
+// lockAcc takes the accumulate lock of a target. Its holders never wait
+// for anything while they hold it, so it waits without giving up.
+func (w *window) lockAcc(h *winHeader) {
 	for i := 0; ; i++ {
 		if atomic.CompareAndSwapUint32(&h.acc, 0, 1) {
 			return
 		}
-		backoff(i, &h.acc, &h.accSleep, 1)
+		w.pause(i, &h.acc, &h.accSleep, 1)
 	}
 }
 
 func (h *winHeader) unlockAcc() {
 	atomic.StoreUint32(&h.acc, 0)
 	wakeIf(&h.acc, &h.accSleep)
+}
+
+// barrierDirect is the fence's barrier on the direct path: a counter and a
+// generation in rank 0's header (the last rank to arrive resets the one
+// and advances the other).
+func (w *window) barrierDirect() error {
+	h := w.hdrs[0]
+	gen := atomic.LoadUint32(&h.barGen)
+	if atomic.AddUint32(&h.barCount, 1) == uint32(w.n) {
+		atomic.StoreUint32(&h.barCount, 0)
+		atomic.AddUint32(&h.barGen, 1)
+		wakeIf(&h.barGen, &h.barSleep)
+		return nil
+	}
+	for i := 0; atomic.LoadUint32(&h.barGen) == gen; i++ {
+		if err := w.pause(i, &h.barGen, &h.barSleep, gen); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // at returns count elements of target's memory from disp (already checked).
@@ -189,7 +227,7 @@ func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, co
 	dst := w.at(target, disp, count)
 	atomic8 := rma.Atomic8(w.kind, w.elem)
 	if !atomic8 {
-		w.hdrs[target].lockAcc()
+		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
 	if old != nil {
@@ -202,7 +240,7 @@ func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, co
 func (w *window) casDirect(originCompare, result []byte, target, disp int) {
 	dst := w.at(target, disp, 1)
 	if !rma.Atomic8(w.kind, w.elem) {
-		w.hdrs[target].lockAcc()
+		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
 	rma.CAS(w.elem, dst, originCompare[:w.elem], originCompare[w.elem:], result)

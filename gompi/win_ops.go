@@ -163,9 +163,13 @@ func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op) error 
 	if result == nil {
 		return w.errf("FetchAndOp", base.ErrArg, target, "result is nil", "pass where the old element is to go")
 	}
-	o := []T{origin}
 	return w.traced(RoutineWinFetchAndOp, target, w.elem, func() error {
-		_, err := w.acc("FetchAndOp", rma.KindGetAcc, bytesOf(o), bytesOf(unsafe.Slice(result, 1)), target, disp, op, false)
+		res := bytesOf(unsafe.Slice(result, 1))
+		if w.direct {
+			// Same host: no copy of origin is kept, so it needs no heap.
+			return w.fetchDirect(unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), res, target, disp, op)
+		}
+		_, err := w.acc("FetchAndOp", rma.KindGetAcc, bytesOf([]T{origin}), res, target, disp, op, false)
 		return err
 	})
 }
@@ -182,9 +186,9 @@ func (x *Win[T]) CompareAndSwap(origin, compare T, result *T, target, disp int) 
 	if result == nil {
 		return w.errf("CompareAndSwap", base.ErrArg, target, "result is nil", "pass where the old element is to go")
 	}
-	oc := []T{origin, compare}
 	return w.traced(RoutineWinCompareAndSwap, target, w.elem, func() error {
-		return w.cas(bytesOf(oc), bytesOf(unsafe.Slice(result, 1)), target, disp)
+		oc := [2]T{origin, compare} // stays on the stack on the same-host path
+		return w.cas(bytesOf(oc[:]), bytesOf(unsafe.Slice(result, 1)), target, disp)
 	})
 }
 
@@ -328,6 +332,21 @@ func (w *window) get(name string, b []byte, target, disp int, own bool) (*backen
 	return nil, nil
 }
 
+// fetchDirect is FetchAndOp on the same-host path.
+func (w *window) fetchDirect(origin, result []byte, target, disp int, op Op) error {
+	code, err := w.opCode("FetchAndOp", target, op)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ok, err := w.check("FetchAndOp", target, disp, 1, false); !ok || err != nil {
+		return err
+	}
+	w.accDirect(code, origin, result, target, disp, 1)
+	return nil
+}
+
 // acc sends an Accumulate (result nil) or a GetAccumulate.
 func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, disp int, op Op, own bool) (*backend.Request, error) {
 	code, err := w.opCode(name, target, op)
@@ -393,7 +412,8 @@ func (w *window) cas(originCompare, result []byte, target, disp int) error {
 	h := rma.Header{Kind: rma.KindCAS, Tag: w.nextTag(), Disp: uint64(disp), Count: 1}
 	w.dirty[target] = true
 	reply := w.c.Irecv(result, target, int(2*h.Tag+2))
-	if _, err := w.send(&h, originCompare, target, false); err != nil {
+	// A copy goes out, so that originCompare can live on the caller's stack.
+	if _, err := w.send(&h, append([]byte(nil), originCompare...), target, false); err != nil {
 		reply.Cancel()
 		return err
 	}

@@ -30,7 +30,11 @@ func (x *Win[T]) Fence() error {
 		}
 		raceSync()
 		ferr := w.completeAll("Fence", true)
-		if err := w.barrier(); err != nil {
+		barrier := w.barrier
+		if w.direct {
+			barrier = w.barrierDirect
+		}
+		if err := barrier(); err != nil {
 			return err
 		}
 		raceSync()
@@ -86,15 +90,15 @@ func (x *Win[T]) Lock(typ LockType, target int) error {
 		}
 		w.lockType[target] = uint8(typ) // claimed now; undone if the grant fails
 		w.mu.Unlock()
-		if w.direct {
-			if typ == LockExclusive {
-				w.hdrs[target].lockExclusive()
-			} else {
-				w.hdrs[target].lockShared()
-			}
-			return nil
+		var err error
+		switch {
+		case w.direct && typ == LockExclusive:
+			err = w.lockExclusive(w.hdrs[target])
+		case w.direct:
+			err = w.lockShared(w.hdrs[target])
+		default:
+			err = w.roundTrip("Lock", rma.KindLock, uint8(typ), []int{target})
 		}
-		err := w.roundTrip("Lock", rma.KindLock, uint8(typ), []int{target})
 		if err != nil {
 			w.mu.Lock()
 			w.lockType[target] = 0
@@ -156,13 +160,19 @@ func (x *Win[T]) LockAll() error {
 		}
 		w.lockAll = true
 		w.mu.Unlock()
+		var err error
 		if w.direct {
-			for _, h := range w.hdrs {
-				h.lockShared()
+			for i, h := range w.hdrs {
+				if err = w.lockShared(h); err != nil {
+					for _, held := range w.hdrs[:i] {
+						held.unlock(rma.LockShared)
+					}
+					break
+				}
 			}
-			return nil
+		} else {
+			err = w.roundTrip("LockAll", rma.KindLock, rma.LockShared, w.all())
 		}
-		err := w.roundTrip("LockAll", rma.KindLock, rma.LockShared, w.all())
 		if err != nil {
 			w.mu.Lock()
 			w.lockAll = false
@@ -233,8 +243,10 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 			return w.errf(name, base.ErrRank, target, fmt.Sprintf("target %d is not a rank of the window (0..%d)", target, w.n-1), "")
 		}
 		w.mu.Lock()
-		ok := w.lockAll || target >= 0 && w.lockType[target] != 0 ||
-			target < 0 && slices.ContainsFunc(w.lockType, func(l uint8) bool { return l != 0 })
+		ok := w.lockAll || target >= 0 && w.lockType[target] != 0
+		if !ok && target < 0 {
+			ok = slices.ContainsFunc(w.lockType, func(l uint8) bool { return l != 0 })
+		}
 		w.mu.Unlock()
 		if !ok {
 			return w.errf(name, base.ErrRMASync, target, "no passive-target epoch is open on the target", "call Lock or LockAll first")
@@ -323,7 +335,9 @@ func (x *Win[T]) Start(group []int) error {
 		}
 		w.mu.Unlock()
 		if w.direct {
-			w.arrived(group, w.posts, w.postsSeen, true)
+			if _, err := w.arrived(group, w.posts, w.postsSeen, true); err != nil {
+				return err
+			}
 		}
 		for _, g := range group {
 			if w.direct {
@@ -415,8 +429,8 @@ func (w *window) waitPosted(name string, block bool) (bool, error) {
 		return false, w.errf(name, base.ErrRMASync, -1, "no exposure epoch is open", "call Post first")
 	}
 	if w.direct {
-		if !w.arrived(group, w.completes, w.completesSeen, block) {
-			return false, nil
+		if ok, err := w.arrived(group, w.completes, w.completesSeen, block); !ok || err != nil {
+			return false, err
 		}
 		raceSync()
 		w.mu.Lock()
@@ -478,11 +492,14 @@ func (w *window) completeAll(name string, remote bool) error {
 // that took data from it since the last one (the target answers after
 // every earlier message of this origin).
 func (w *window) completeTargets(name string, targets []int, remote bool) error {
-	defer raceSync()
 	if w.direct {
-		fence() // direct operations are complete: make them visible before what follows
+		// Direct operations are complete when issued; whatever tells
+		// the target (an unlock, a barrier, a flag) is atomic and
+		// orders them before it.
+		raceSync()
 		return nil
 	}
+	defer raceSync()
 	w.mu.Lock()
 	var ops []waitOp
 	var acks []int
