@@ -157,8 +157,11 @@ type waitOp struct {
 var winIDs atomic.Int64
 
 // newWindow makes the window's private communicator, learns every rank's
-// size and starts the service. It is collective over c.
-func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavor, mem []byte) (*window, error) {
+// size and starts the service. It is collective over c. With sm (memory to
+// share on one host), the same exchange carries what the ranks need to map
+// each other's part, which they then do; the service starts only if the
+// window cannot take the direct path.
+func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavor, mem []byte, sm *sharedMem, strict bool) (*window, error) {
 	if err := c.valid(name); err != nil {
 		return nil, err
 	}
@@ -167,25 +170,31 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		return nil, err
 	}
 	w := &window{user: c, c: dup, me: c.Rank(), n: c.Size(), elem: elem, kind: typ.Kind(), typ: typ,
-		flavor: flavor, mem: mem, stopped: make(chan struct{})}
+		flavor: flavor, mem: mem, stopped: make(chan struct{}), shm: sm}
 	w.cm = newComm(c.r, dup)
 	w.ccond.L = &w.cmu
-	// One exchange: every rank's size and its next window id; the window
-	// takes the largest id, the same on every rank.
-	mine := make([]byte, 16)
+	// One exchange: every rank's size, its next window id (the window
+	// takes the largest, the same on every rank) and its shared memory.
+	const rec = 16 + 24
+	mine := make([]byte, rec)
 	binary.LittleEndian.PutUint64(mine, uint64(len(mem)/elem))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(winIDs.Add(1)))
-	all := make([]byte, 16*w.n)
+	if sm != nil {
+		copy(mine[16:], sm.identity())
+	}
+	all := make([]byte, rec*w.n)
 	if err := w.allgather(mine, all); err != nil {
 		dup.Free()
 		return nil, err
 	}
 	w.sizes = make([]int, w.n)
+	ids := make([]byte, 24*w.n)
 	for r := range w.sizes {
-		w.sizes[r] = int(binary.LittleEndian.Uint64(all[16*r:]))
-		if id := int(binary.LittleEndian.Uint64(all[16*r+8:])); id > w.id {
+		w.sizes[r] = int(binary.LittleEndian.Uint64(all[rec*r:]))
+		if id := int(binary.LittleEndian.Uint64(all[rec*r+8:])); id > w.id {
 			w.id = id
 		}
+		copy(ids[24*r:], all[rec*r+16:rec*(r+1)])
 	}
 	for {
 		cur := winIDs.Load()
@@ -198,6 +207,16 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	w.pending = make([][]waitOp, w.n)
 	w.lockType = make([]uint8, w.n)
 	w.inAccess = make([]bool, w.n)
+	if sm != nil {
+		ok, err := sm.exchange(w, strict, ids)
+		if err != nil {
+			return w, err
+		}
+		if ok && directAllowed() {
+			w.setDirect(sm)
+			return w, nil
+		}
+	}
 	w.serving = true
 	go w.serve()
 	return w, nil
@@ -245,7 +264,7 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 	}
 	var w *window
 	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
-		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf))
+		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf), nil, false)
 		return
 	})
 	if err != nil {
@@ -280,20 +299,11 @@ func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
 		if mem == nil {
 			mem = bytesOf(make([]T, n))
 		}
-		if w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, mem); err != nil {
-			return err
+		w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, mem, sm, false)
+		if err != nil && w == nil && sm != nil {
+			sm.close()
 		}
-		if sm != nil {
-			w.shm = sm
-			ok, err := sm.exchange(w, false)
-			if err != nil {
-				return err
-			}
-			if ok {
-				w.setDirect(sm)
-			}
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		if w != nil {
@@ -325,15 +335,9 @@ func WinAllocateShared[T any](c *Comm, n int) (*Win[T], error) {
 		if err != nil {
 			return err
 		}
-		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, sm.data())
-		if err != nil {
+		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, sm.data(), sm, true)
+		if err != nil && w == nil {
 			sm.close()
-			return err
-		}
-		w.shm = sm
-		ok, err := sm.exchange(w, true)
-		if ok {
-			w.setDirect(sm)
 		}
 		return err
 	})
@@ -356,7 +360,7 @@ func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
 	}
 	var w *window
 	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
-		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil)
+		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil, nil, false)
 		return
 	})
 	if err != nil {

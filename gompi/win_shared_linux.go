@@ -79,10 +79,9 @@ func (s *sharedMem) data() []byte {
 	return s.local[s.hdr:]
 }
 
-// exchange maps every peer's part and reports whether every rank mapped
-// every part (the same answer on every rank); the window then accesses its
-// peers directly. In strict mode a failure is an error.
-func (s *sharedMem) exchange(w *window, strict bool) (bool, error) {
+// identity is what the other ranks need to map this rank's part: the
+// process, the descriptor and the size (gathered by newWindow).
+func (s *sharedMem) identity() []byte {
 	mine := make([]byte, 24)
 	binary.LittleEndian.PutUint64(mine, uint64(os.Getpid()))
 	fd := -1
@@ -91,10 +90,14 @@ func (s *sharedMem) exchange(w *window, strict bool) (bool, error) {
 	}
 	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(fd)))
 	binary.LittleEndian.PutUint64(mine[16:], uint64(len(s.local)))
-	all := make([]byte, 24*w.n)
-	if err := w.allgather(mine, all); err != nil {
-		return false, err
-	}
+	return mine
+}
+
+// exchange maps every peer's part, given every rank's identity, and reports
+// whether every rank mapped every part (the same answer on every rank);
+// the window then accesses its peers directly. In strict mode a failure is
+// an error.
+func (s *sharedMem) exchange(w *window, strict bool, all []byte) (bool, error) {
 	s.maps = make([][]byte, w.n)
 	failure := s.failed
 	for r := range w.n {

@@ -91,3 +91,14 @@ func TestTracerSeesWindowCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestRMAWithoutDirectPath runs RMA cases with the same-host path off: every
+// window then goes by message, allocated and shared ones included (shared
+// windows still map each other's memory for SharedQuery).
+func TestRMAWithoutDirectPath(t *testing.T) {
+	t.Setenv("GOMPI_RMA_SHM", "0")
+	for _, name := range []string{"RMAEveryOpEverySync", "RMACounterFetchAndOp", "RMAExclusiveLockIsExclusive"} {
+		tc := caseNamed(t, name)
+		t.Run(name, func(t *testing.T) { runCase(t, 3, tc.Run) })
+	}
+}
