@@ -279,39 +279,7 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 // shared as WinAllocateShared's and origins access it themselves: the
 // fastest kind of window. It is collective over c.
 func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
-	typ, size, err := checkWinElem[T]("WinAllocate")
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		return nil, c.errf("WinAllocate", base.ErrArg, -1, -1, fmt.Sprintf("%d elements", n), "the size must be 0 or more")
-	}
-	var w *window
-	err = winTraced(RoutineWinAllocate, c, n*size, func() (err error) {
-		var sm *sharedMem
-		var mem []byte
-		if directEligible(c) {
-			if sm, err = newSharedMem(c, n*size, false); err != nil {
-				return err
-			}
-			mem = sm.data()
-		}
-		if mem == nil {
-			mem = bytesOf(make([]T, n))
-		}
-		w, err = newWindow("WinAllocate", c, size, typ, flavorAllocate, mem, sm, false)
-		if err != nil && w == nil && sm != nil {
-			sm.close()
-		}
-		return err
-	})
-	if err != nil {
-		if w != nil {
-			w.free()
-		}
-		return nil, err
-	}
-	return &Win[T]{w}, nil
+	return allocate[T]("WinAllocate", RoutineWinAllocate, c, n, false)
 }
 
 // WinAllocateShared makes a window of n elements per rank, as WinAllocate,
@@ -322,21 +290,38 @@ func WinAllocate[T any](c *Comm, n int) (*Win[T], error) {
 // however it ends. Operations on it are carried out by the origin itself
 // (see win_direct.go). It is collective over c.
 func WinAllocateShared[T any](c *Comm, n int) (*Win[T], error) {
-	typ, size, err := checkWinElem[T]("WinAllocateShared")
+	return allocate[T]("WinAllocateShared", RoutineWinAllocateShared, c, n, true)
+}
+
+// allocate makes the memory of WinAllocate (shared if every rank is on
+// this host) or of WinAllocateShared (shared, or an error).
+func allocate[T any](name string, r Routine, c *Comm, n int, shared bool) (*Win[T], error) {
+	typ, size, err := checkWinElem[T](name)
 	if err != nil {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, c.errf("WinAllocateShared", base.ErrArg, -1, -1, fmt.Sprintf("%d elements", n), "the size must be 0 or more")
+		return nil, c.errf(name, base.ErrArg, -1, -1, fmt.Sprintf("%d elements", n), "the size must be 0 or more")
+	}
+	flavor := flavorAllocate
+	if shared {
+		flavor = flavorShared
 	}
 	var w *window
-	err = winTraced(RoutineWinAllocateShared, c, n*size, func() error {
-		sm, err := newSharedMem(c, n*size, true)
-		if err != nil {
-			return err
+	err = winTraced(r, c, n*size, func() (err error) {
+		var sm *sharedMem
+		var mem []byte
+		if shared || directEligible(c) {
+			if sm, err = newSharedMem(c, n*size, shared); err != nil {
+				return err
+			}
+			mem = sm.data()
 		}
-		w, err = newWindow("WinAllocateShared", c, size, typ, flavorShared, sm.data(), sm, true)
-		if err != nil && w == nil {
+		if mem == nil && !shared {
+			mem = bytesOf(make([]T, n)) // no shared memory here: the message path
+		}
+		w, err = newWindow(name, c, size, typ, flavor, mem, sm, shared)
+		if err != nil && w == nil && sm != nil {
 			sm.close()
 		}
 		return err

@@ -215,19 +215,7 @@ func latency[T any](c *gompi.Comm, cfg OneSided, n, iters, skip int, op opFunc[T
 	origin, result := make([]T, n), make([]T, n)
 	me := c.Rank()
 	var el float64
-	var t float64
-	run := func(do func() error) error {
-		for i := range skip + iters {
-			if i == skip {
-				t = gompi.Wtime()
-			}
-			if err := do(); err != nil {
-				return err
-			}
-		}
-		el = gompi.Wtime() - t
-		return nil
-	}
+	run := timed(skip, iters, &el)
 	if err := c.Barrier(); err != nil {
 		return 0, err
 	}
@@ -260,6 +248,24 @@ func latency[T any](c *gompi.Comm, cfg OneSided, n, iters, skip int, op opFunc[T
 		return 0, err
 	}
 	return el * 1e6 / per, free()
+}
+
+// timed returns a loop that runs do skip+iters times and stores in *el the
+// seconds the last iters took.
+func timed(skip, iters int, el *float64) func(do func() error) error {
+	return func(do func() error) error {
+		var t float64
+		for i := range skip + iters {
+			if i == skip {
+				t = gompi.Wtime()
+			}
+			if err := do(); err != nil {
+				return err
+			}
+		}
+		*el = gompi.Wtime() - t
+		return nil
+	}
 }
 
 // passive runs do in a passive-target loop of kind sync against target.
@@ -369,19 +375,8 @@ func bandwidth(c *gompi.Comm, cfg OneSided, size, iters, skip int) (float64, err
 		}
 		return nil
 	}
-	var t, el float64
-	run := func(do func() error) error {
-		for i := range skip + iters {
-			if i == skip {
-				t = gompi.Wtime()
-			}
-			if err := do(); err != nil {
-				return err
-			}
-		}
-		el = gompi.Wtime() - t
-		return nil
-	}
+	var el float64
+	run := timed(skip, iters, &el)
 	if err := c.Barrier(); err != nil {
 		return 0, err
 	}

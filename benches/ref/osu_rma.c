@@ -62,6 +62,35 @@ static void one_op(int target, long n) {
     else if (!strcmp(op, "cas_latency")) MPI_Compare_and_swap(&one, &cmp, rbuf, MPI_INT64_T, target, tdisp, win);
 }
 
+static void burst(int target, long n) {
+    for (int j = 0; j < wsize; j++) {
+        if (!strcmp(op, "get_bw")) MPI_Get(rbuf + j * n, n, MPI_BYTE, target, tdisp + j * n, n, MPI_BYTE, win);
+        else MPI_Put(obuf + j * n, n, MPI_BYTE, target, tdisp + j * n, n, MPI_BYTE, win);
+    }
+}
+
+/* passive runs body in the passive-target loop of -s (lock, lock_all,
+ * flush, flush_local) against rank 1 and returns the seconds of the timed
+ * iterations. */
+static double passive(void (*body)(int, long), long n, int it, int sk) {
+    int lock = !strcmp(sync, "lock"), all = !strcmp(sync, "lock_all"), local = !strcmp(sync, "flush_local");
+    double t = 0;
+    if (!lock && !all) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    for (int i = 0; i < sk + it; i++) {
+        if (i == sk) t = MPI_Wtime();
+        if (lock) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+        if (all) MPI_Win_lock_all(0, win);
+        body(1, n);
+        if (lock) MPI_Win_unlock(1, win);
+        else if (all) MPI_Win_unlock_all(win);
+        else if (local) MPI_Win_flush_local(1, win);
+        else MPI_Win_flush(1, win);
+    }
+    double el = MPI_Wtime() - t;
+    if (!lock && !all) MPI_Win_unlock(1, win);
+    return el;
+}
+
 static double latency(long n, int it, int sk, int me) {
     double t = 0, el = 0, per = it;
     make_win(n);
@@ -94,32 +123,13 @@ static double latency(long n, int it, int sk, int me) {
         MPI_Group_free(&peer);
         MPI_Group_free(&world);
     } else if (me == 0) {
-        int lock = !strcmp(sync, "lock"), all = !strcmp(sync, "lock_all"), local = !strcmp(sync, "flush_local");
-        if (!lock && !all) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-        for (int i = 0; i < sk + it; i++) {
-            if (i == sk) t = MPI_Wtime();
-            if (lock) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-            if (all) MPI_Win_lock_all(0, win);
-            one_op(1, n);
-            if (lock) MPI_Win_unlock(1, win);
-            else if (all) MPI_Win_unlock_all(win);
-            else if (local) MPI_Win_flush_local(1, win);
-            else MPI_Win_flush(1, win);
-        }
-        el = MPI_Wtime() - t;
-        if (!lock && !all) MPI_Win_unlock(1, win);
+        el = passive(one_op, n, it, sk);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     free_win();
     return el * 1e6 / per;
 }
 
-static void burst(int target, long n) {
-    for (int j = 0; j < wsize; j++) {
-        if (!strcmp(op, "get_bw")) MPI_Get(rbuf + j * n, n, MPI_BYTE, target, tdisp + j * n, n, MPI_BYTE, win);
-        else MPI_Put(obuf + j * n, n, MPI_BYTE, target, tdisp + j * n, n, MPI_BYTE, win);
-    }
-}
 
 static double bandwidth(long n, int it, int sk, int me) {
     double t = 0, el = 0, bytes = (double)n * wsize * it;
@@ -165,20 +175,7 @@ static double bandwidth(long n, int it, int sk, int me) {
         }
         el = MPI_Wtime() - t;
     } else if (me == 0) {
-        int lock = !strcmp(sync, "lock"), all = !strcmp(sync, "lock_all"), local = !strcmp(sync, "flush_local");
-        if (!lock && !all) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-        for (int i = 0; i < sk + it; i++) {
-            if (i == sk) t = MPI_Wtime();
-            if (lock) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-            if (all) MPI_Win_lock_all(0, win);
-            burst(1, n);
-            if (lock) MPI_Win_unlock(1, win);
-            else if (all) MPI_Win_unlock_all(win);
-            else if (local) MPI_Win_flush_local(1, win);
-            else MPI_Win_flush(1, win);
-        }
-        el = MPI_Wtime() - t;
-        if (!lock && !all) MPI_Win_unlock(1, win);
+        el = passive(burst, n, it, sk);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     free_win();

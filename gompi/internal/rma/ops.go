@@ -246,31 +246,41 @@ type integer interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
+// common combines a and b with the operations integers and floats share;
+// ok is false for the others.
+func common[E integer | ~float32 | ~float64](op OpCode, a, b E) (r E, ok bool) {
+	switch op {
+	case OpSum:
+		return a + b, true
+	case OpProd:
+		return a * b, true
+	case OpMin:
+		return min(a, b), true
+	case OpMax:
+		return max(a, b), true
+	case OpLAnd:
+		return truth[E](a != 0 && b != 0), true
+	case OpLOr:
+		return truth[E](a != 0 || b != 0), true
+	case OpLXor:
+		return truth[E]((a != 0) != (b != 0)), true
+	}
+	return 0, false
+}
+
 func ints[E integer](op OpCode, d, s []E) {
 	for i := range d {
 		a, b := s[i], d[i]
-		var r E
-		switch op {
-		case OpSum:
-			r = a + b
-		case OpProd:
-			r = a * b
-		case OpMin:
-			r = min(a, b)
-		case OpMax:
-			r = max(a, b)
-		case OpLAnd:
-			r = truth[E](a != 0 && b != 0)
-		case OpLOr:
-			r = truth[E](a != 0 || b != 0)
-		case OpLXor:
-			r = truth[E]((a != 0) != (b != 0))
-		case OpBAnd:
-			r = a & b
-		case OpBOr:
-			r = a | b
-		case OpBXor:
-			r = a ^ b
+		r, ok := common(op, a, b)
+		if !ok {
+			switch op {
+			case OpBAnd:
+				r = a & b
+			case OpBOr:
+				r = a | b
+			case OpBXor:
+				r = a ^ b
+			}
 		}
 		d[i] = r
 	}
@@ -278,25 +288,7 @@ func ints[E integer](op OpCode, d, s []E) {
 
 func floats[E ~float32 | ~float64](op OpCode, d, s []E) {
 	for i := range d {
-		a, b := s[i], d[i]
-		var r E
-		switch op {
-		case OpSum:
-			r = a + b
-		case OpProd:
-			r = a * b
-		case OpMin:
-			r = min(a, b)
-		case OpMax:
-			r = max(a, b)
-		case OpLAnd:
-			r = truth[E](a != 0 && b != 0)
-		case OpLOr:
-			r = truth[E](a != 0 || b != 0)
-		case OpLXor:
-			r = truth[E]((a != 0) != (b != 0))
-		}
-		d[i] = r
+		d[i], _ = common(op, s[i], d[i])
 	}
 }
 
