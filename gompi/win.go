@@ -140,6 +140,7 @@ type window struct {
 	inAccess []bool // by target
 	exposure []int  // PSCW exposure group, nil when none
 	tags     atomic.Uint32
+	lastOp   atomic.Pointer[opChecked]
 
 	freed   atomic.Bool
 	stopped chan struct{}

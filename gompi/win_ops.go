@@ -236,8 +236,27 @@ func (w *window) check(name string, target, disp, count int, passive bool) (bool
 		"open one first: Fence, Start (with the target in the group), Lock or LockAll")
 }
 
+// opChecked is an operator opCode accepted last, so that a loop with one
+// operator checks it once.
+type opChecked struct {
+	name string
+	size int
+	code rma.OpCode
+}
+
 // opCode checks that op can combine elements of the window.
 func (w *window) opCode(name string, target int, op Op) (rma.OpCode, error) {
+	if last := w.lastOp.Load(); last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
+		return last.code, nil
+	}
+	code, err := w.checkOp(name, target, op)
+	if err == nil {
+		w.lastOp.Store(&opChecked{op.Name, op.ElemSize, code})
+	}
+	return code, err
+}
+
+func (w *window) checkOp(name string, target int, op Op) (rma.OpCode, error) {
 	if op.Predefined == "" {
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is user-defined", op.Name),
 			"one-sided operations take only predefined operators (MPI's rule)")

@@ -341,6 +341,13 @@ func FetchApply(op OpCode, k reflect.Kind, size int, dst, src, old []byte) {
 	}
 	signed := k == reflect.Int64 || k == reflect.Int
 	d := as[uint64](dst)
+	if op == OpSum {
+		for i := range d {
+			s := le64(src[8*i:])
+			put64(old[8*i:], atomic.AddUint64(&d[i], s)-s)
+		}
+		return
+	}
 	for i := range d {
 		var s uint64
 		if op != OpNoOp {
