@@ -70,7 +70,7 @@ func TestShmBcastInPieces(t *testing.T) {
 					}
 				}
 				sum := []int64{int64(c.Rank())}
-				if err := gompi.Allreduce(c, nil, sum, gompi.Sum[int64](), gompi.WithAlgorithm("shm")); err != nil {
+				if err := gompi.Allreduce(c, gompi.InPlace[int64](), sum, gompi.Sum[int64](), gompi.WithAlgorithm("shm")); err != nil {
 					return err
 				}
 				if want := int64(c.Size() * (c.Size() - 1) / 2); sum[0] != want {
@@ -90,7 +90,7 @@ func TestShmAllgatherInPieces(t *testing.T) {
 			for i, m := range []int{0, 1, 7, 64<<10 - 1, 200<<10 + 3} {
 				fill := func(r, j int) byte { return byte(j*13 + r*7 + m) }
 				recv := make([]byte, m*c.Size())
-				var send []byte
+				send := gompi.InPlace[byte]()
 				if i%2 == 0 { // in place: the own block already in recv
 					for j := 0; j < m; j++ {
 						recv[c.Rank()*m+j] = fill(c.Rank(), j)

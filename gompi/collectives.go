@@ -2,6 +2,7 @@ package gompi
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/coll"
@@ -15,8 +16,9 @@ import (
 // several algorithms (see package coll, and `benches coll-algorithms`); one is
 // chosen by the message size and the number of ranks, unless one is named
 // for the call (WithAlgorithm), for the communicator (SetAlgorithm) or in the
-// environment (GOMPI_COLL_<OP>=name). A nil send buffer means "in place"
-// where MPI allows it (the data is taken from the receive buffer).
+// environment (GOMPI_COLL_<OP>=name). The send buffer InPlace[byte]() (or
+// InPlace[T]() for the typed functions) means "in place" where MPI allows it
+// (the data is taken from the receive buffer); a nil buffer is an empty one.
 //
 // The nonblocking forms (Ibarrier, Ibcast, ...) return a Request at once and
 // run the same algorithm in the background; the buffers belong to gompi until
@@ -133,6 +135,10 @@ func (c *Comm) collErr(r Routine, err error) error {
 	if err == nil {
 		return nil
 	}
+	if e, ok := err.(*base.Error); ok && e.Op == r.String() {
+		e.Rank = c.c.Rank() // the call's own check: already the runtime's error
+		return e
+	}
 	class := base.ErrInternal
 	switch {
 	case errors.Is(err, coll.ErrMismatch), errors.Is(err, base.ErrTruncate):
@@ -147,10 +153,19 @@ func (c *Comm) collErr(r Routine, err error) error {
 			}
 		}
 	}
-	e := &base.Error{Op: r.String(), Rank: c.c.Rank(), Peer: -1, Tag: -1, Err: class, Detail: err.Error()}
+	e := &base.Error{Op: r.String(), Rank: c.c.Rank(), Peer: -1, Tag: -1, Err: class, Cause: err, Detail: base.Describe(err)}
 	var ce *coll.Error
 	if errors.As(err, &ce) {
 		e.Peer = ce.Peer
+		// The algorithm's own words, without its prefix (operation, rank,
+		// class), which this error says already.
+		e.Detail = base.Describe(ce.Err)
+		for _, k := range []error{coll.ErrArg, coll.ErrMismatch, coll.ErrUnknownAlgorithm, coll.ErrNotApplicable, class} {
+			e.Detail = strings.TrimPrefix(e.Detail, k.Error()+": ")
+		}
+		if ce.Algorithm != "" {
+			e.Detail += " (algorithm " + ce.Algorithm + ")"
+		}
 	}
 	return e
 }
@@ -219,32 +234,40 @@ func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 }
 
 // Reduce combines the send vectors of all ranks with op, in rank order, into
-// recv at root (recv is ignored elsewhere). In place at root: send nil.
-func (c *Comm) Reduce(send, recv []byte, op Op, root int, opts ...CollOption) error {
+// recv at root (recv is ignored elsewhere). In place at root: send InPlace[byte]().
+func (c *Comm) Reduce(send, recv []byte, op AnyOp, root int, opts ...CollOption) error {
 	return c.collective(RoutineReduce, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: send, Recv: recv, Op: op, Root: root}), opts...)
+		o, err := opOf(RoutineReduce, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o, Root: root}), opts...)
 	})
 }
 
-// Allreduce is Reduce with the result on every rank. In place: send nil.
-func (c *Comm) Allreduce(send, recv []byte, op Op, opts ...CollOption) error {
+// Allreduce is Reduce with the result on every rank. In place: send InPlace[byte]().
+func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineAllreduce, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineAllreduce, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
 	})
 }
 
 // Gather collects every rank's send block into recv at root, rank i's block at
-// i*len(send). In place at root: send nil.
+// i*len(send). In place at root: send InPlace[byte]().
 func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineGather, root, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpGather, x.with(coll.Args{Send: send, Recv: recv, Root: root}), opts...)
+		return coll.Call(x, coll.OpGather, x.with(coll.Args{Send: inPlace(send), Recv: recv, Root: root}), opts...)
 	})
 }
 
 // Gatherv is Gather with per-rank byte counts and displacements (read at root).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
 	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpGatherv, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts...)
+		return coll.Call(x, coll.OpGatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts...)
 	})
 }
 
@@ -252,43 +275,43 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts .
 // place at root: recv nil.
 func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScatter, x.with(coll.Args{Send: send, Recv: recv, Root: root}), opts...)
+		return coll.Call(x, coll.OpScatter, x.with(coll.Args{Send: send, Recv: inPlace(recv), Root: root}), opts...)
 	})
 }
 
 // Scatterv is Scatter with per-rank byte counts and displacements (read at root).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: recv, Root: root}), opts...)
+		return coll.Call(x, coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: inPlace(recv), Root: root}), opts...)
 	})
 }
 
-// Allgather is Gather with the result on every rank. In place: send nil.
+// Allgather is Gather with the result on every rank. In place: send InPlace[byte]().
 func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAllgather, -1, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv}), opts...)
+		return coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts...)
 	})
 }
 
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
 	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllgatherv, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts...)
+		return coll.Call(x, coll.OpAllgatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts...)
 	})
 }
 
 // Alltoall sends block j of send to rank j, which stores it as block i of its
-// recv. In place: send nil.
+// recv. In place: send InPlace[byte]().
 func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAlltoall, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoall, x.with(coll.Args{Send: send, Recv: recv}), opts...)
+		return coll.Call(x, coll.OpAlltoall, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts...)
 	})
 }
 
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoallv, x.with(coll.Args{Send: send, SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
+		return coll.Call(x, coll.OpAlltoallv, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
 	})
 }
 
@@ -296,36 +319,52 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // counts and displacements (MPI_Alltoallw over a runtime without datatypes).
 func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoallw, x.with(coll.Args{Send: send, SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
+		return coll.Call(x, coll.OpAlltoallw, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
 	})
 }
 
 // ReduceScatter reduces the send vectors and gives rank i counts[i] bytes of
-// the result, in recv. In place: send nil.
-func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op Op, opts ...CollOption) error {
+// the result, in recv. In place: send InPlace[byte]().
+func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: send, Recv: recv, RecvCounts: counts, Op: op}), opts...)
+		o, err := opOf(RoutineReduceScatter, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, Op: o}), opts...)
 	})
 }
 
 // ReduceScatterBlock is ReduceScatter with equal parts of len(recv) bytes.
-func (c *Comm) ReduceScatterBlock(send, recv []byte, op Op, opts ...CollOption) error {
+func (c *Comm) ReduceScatterBlock(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatterBlock, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineReduceScatterBlock, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
 	})
 }
 
-// Scan sets recv on rank r to the reduction of ranks 0..r. In place: send nil.
-func (c *Comm) Scan(send, recv []byte, op Op, opts ...CollOption) error {
+// Scan sets recv on rank r to the reduction of ranks 0..r. In place: send InPlace[byte]().
+func (c *Comm) Scan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineScan, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineScan, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
 	})
 }
 
 // Exscan sets recv on rank r > 0 to the reduction of ranks 0..r-1. In place:
-// send nil.
-func (c *Comm) Exscan(send, recv []byte, op Op, opts ...CollOption) error {
+// send InPlace[byte]().
+func (c *Comm) Exscan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineExscan, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: send, Recv: recv, Op: op}), opts...)
+		o, err := opOf(RoutineExscan, op)
+		if err != nil {
+			return err
+		}
+		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
 	})
 }

@@ -35,6 +35,25 @@ var (
 	// ErrMismatch: the ranks called a collective with arguments that do not
 	// agree (counts, roots, operations).
 	ErrMismatch = base.ErrMismatch
+	// ErrInternal: gompi or the library below it failed in a way no other
+	// class describes; the error's Cause (or Detail) says how.
+	ErrInternal = base.ErrInternal
+
+	// Init failures.
+
+	// ErrEnvironment: the job description in the environment is invalid or
+	// incomplete (variables golaunch sets are missing, malformed or
+	// contradictory).
+	ErrEnvironment = base.ErrEnvironment
+	// ErrLauncherUnreachable: golaunch's rendezvous store, or a peer, could
+	// not be reached over the network.
+	ErrLauncherUnreachable = base.ErrLauncherUnreachable
+	// ErrSecretRefused: the store or a peer refused this rank's proof of
+	// the job secret.
+	ErrSecretRefused = base.ErrSecretRefused
+	// ErrSharedMemory: the shared-memory segment could not be made or
+	// attached.
+	ErrSharedMemory = base.ErrSharedMemory
 	// ErrWin: a nil or freed window, or a call the window's kind does not
 	// have (Attach to a window that is not dynamic, ...).
 	ErrWin = base.ErrWin
@@ -49,8 +68,17 @@ var (
 	ErrRMAOp = base.ErrRMAOp
 )
 
-// Error is the error every gompi operation returns: the operation, the rank,
-// the peer and tag involved, the class (Err) and what to do about it.
+// Error is the error every gompi operation returns: the operation (Op), the
+// rank, the peer and tag involved (-1 when none), the class (Err, also
+// found by errors.Is), what happened (Detail), what to do about it (Hint),
+// the error below it (Cause, also found by errors.Is and errors.As: an OS
+// error, the launcher's, a collective algorithm's *coll.Error), and for
+// ErrTruncate the sizes of the message and of the buffer:
+//
+//	var e *gompi.Error
+//	if errors.As(err, &e) && errors.Is(err, gompi.ErrTruncate) {
+//		buf = make([]byte, e.MessageBytes) // and receive the next one whole
+//	}
 type Error = base.Error
 
 // Status describes a received or probed message: Source and Tag are the

@@ -39,8 +39,12 @@
 //
 // Every error is an *Error wrapping one of the classes ErrTruncate, ErrRank,
 // ErrTag, ErrComm, ErrPeerLost, ErrTimeout, ErrNotSupported, ErrArg,
-// ErrRequest, ErrBuffer, ErrAborted, ErrMismatch; test them with errors.Is.
-// Bad arguments never panic and never disturb other messages.
+// ErrRequest, ErrBuffer, ErrAborted, ErrMismatch, ErrInternal, and for Init
+// ErrEnvironment, ErrLauncherUnreachable, ErrSecretRefused, ErrSharedMemory;
+// test them with errors.Is. errors.As gives the *Error: the operation, rank,
+// peer, tag, sizes of a truncated message, and the Cause below it (which
+// errors.As reaches too). Bad arguments never panic and never disturb other
+// messages.
 package gompi
 
 import (
@@ -77,6 +81,9 @@ var global struct {
 // other way, the process is a world of one rank. Calling Init again is a
 // no-op.
 func Init() error {
+	if runWorld() != nil {
+		return nil // a rank of Run: already initialized
+	}
 	global.mu.Lock()
 	defer global.mu.Unlock()
 	if global.r != nil {
@@ -90,7 +97,7 @@ func Init() error {
 	}
 	p, job, err := backend.Init()
 	if err != nil {
-		return &base.Error{Op: "Init", Rank: -1, Peer: -1, Tag: -1, Err: base.ErrArg, Detail: err.Error()}
+		return initErr(err)
 	}
 	r := &rank{proc: p}
 	r.world = newComm(r, p.World())
@@ -102,6 +109,25 @@ func Init() error {
 	}
 	emitInit(r.world)
 	return nil
+}
+
+// initHints say what to do about each class of Init failure.
+var initHints = map[error]string{
+	base.ErrEnvironment:         "start the program with golaunch (or on its own, as one rank) without changing the GOMPI_ variables golaunch sets",
+	base.ErrLauncherUnreachable: "golaunch (its rendezvous store) or a peer could not be reached: check that golaunch still runs and that the hosts reach each other",
+	base.ErrSecretRefused:       "the store or a peer refused this rank's proof of the job secret: do not mix ranks of different golaunch runs",
+	base.ErrSharedMemory:        "shared memory (memfd, /dev/shm) is not available or full here: check its size and limits",
+	base.ErrInternal:            "",
+}
+
+// initErr gives a failure of the backend's Init its class, keeping the
+// cause for errors.As.
+func initErr(err error) error {
+	class := base.ClassOf(err, base.ErrEnvironment, base.ErrLauncherUnreachable, base.ErrSecretRefused, base.ErrSharedMemory)
+	if class == nil {
+		class = base.ErrInternal
+	}
+	return &base.Error{Op: "Init", Rank: -1, Peer: -1, Tag: -1, Err: class, Cause: err, Hint: initHints[class]}
 }
 
 var profile *os.File
@@ -121,6 +147,9 @@ func startProfile(path string) error {
 
 // Initialized reports whether Init has been called (and Finalize not yet).
 func Initialized() bool {
+	if runWorld() != nil {
+		return true
+	}
 	global.mu.Lock()
 	defer global.mu.Unlock()
 	return global.r != nil
@@ -130,6 +159,9 @@ func Initialized() bool {
 // flight complete first. Peers still waiting on this rank afterwards get
 // ErrPeerLost. Messages this rank sent stay deliverable.
 func Finalize() error {
+	if runWorld() != nil {
+		return nil // a rank of Run: Run finishes it when fn returns
+	}
 	global.mu.Lock()
 	r := global.r
 	global.r = nil
@@ -145,18 +177,23 @@ func Finalize() error {
 		profile = nil
 	}
 	_, err := r.bsend.detach(r.world)
+	stopWindows(r)
 	r.proc.Close()
 	return err
 }
 
 // World returns the communicator of all ranks of the job, or nil before Init.
+// Under Run, called from the goroutine Run started for a rank, it returns
+// that rank's world (the Comm passed to fn); from other goroutines of the
+// rank, pass that Comm along instead.
 func World() *Comm {
 	global.mu.Lock()
-	defer global.mu.Unlock()
-	if global.r == nil {
-		return nil
+	r := global.r
+	global.mu.Unlock()
+	if r != nil {
+		return r.world
 	}
-	return global.r.world
+	return runWorld()
 }
 
 // Host returns the name of the host this rank runs on, as golaunch knows it.
@@ -200,22 +237,63 @@ func (c *Comm) Abort(code int) {
 // errors of the ranks that failed (joined; each says its rank). A rank that
 // returns leaves the job; peers still waiting on it get ErrPeerLost. It is
 // the in-process mode, for tests and teaching: the same semantics as ranks
-// started by golaunch.
+// started by golaunch. Inside fn, World returns the rank's world and Init
+// and Finalize do nothing, so a main written for golaunch runs as fn.
 func Run(n int, fn func(world *Comm) error) error {
 	return RunContext(context.Background(), n, fn)
 }
 
 // RunContext is Run with a context: when ctx is done, every blocking call of
 // every rank fails (ErrTimeout after a deadline, ErrAborted otherwise).
+//
+// Built with -tags mpi, Run runs fn once per MPI process instead: started
+// by mpirun -n n, each process runs fn as its rank of the MPI world (Run
+// calls Init if need be; the program calls Finalize), and Run returns once
+// every rank's fn has returned (a barrier). A job of another size than n
+// gets ErrArg. MPI calls cannot be interrupted: when ctx ends first, the job
+// is aborted (MPI_Abort).
 func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
+	if backend.Name != "go" {
+		return runMPI(ctx, n, fn)
+	}
 	return backend.RunLocal(ctx, n, func(p *backend.Proc) error {
 		r := &rank{proc: p, inRun: true}
 		r.abortCb = func(code int) { p.SetAbortExit(code) }
 		r.world = newComm(r, p.World())
+		defer enterRun(r.world)()
 		err := fn(r.world)
 		if _, derr := r.bsend.detach(r.world); err == nil {
 			err = derr
 		}
+		stopWindows(r)
 		return err
 	})
+}
+
+// runMPI is Run under the MPI backend: this process is one of the n ranks.
+func runMPI(ctx context.Context, n int, fn func(world *Comm) error) error {
+	if err := Init(); err != nil {
+		return err
+	}
+	w := World()
+	if w.Size() != n {
+		return base.New("Run", base.ErrArg,
+			fmt.Sprintf("Run(%d) in an MPI job of %d processes: under -tags mpi each rank is a process", n, w.Size()),
+			fmt.Sprintf("start the program with mpirun -n %d, or build without -tags mpi to run the ranks as goroutines", n))
+	}
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(os.Stderr, "gompi: Run on rank %d: %v before the ranks returned; aborting the MPI job (MPI calls cannot be interrupted)\n", w.Rank(), ctx.Err())
+			w.Abort(1)
+		case <-finished:
+		}
+	}()
+	err := fn(w)
+	if berr := w.Barrier(); err == nil {
+		err = berr
+	}
+	return err
 }

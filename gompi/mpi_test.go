@@ -46,13 +46,6 @@ func TestHostsAndTransport(t *testing.T) {
 	}
 }
 
-func TestRunNeedsTheGoBackend(t *testing.T) {
-	err := gompi.Run(2, func(*gompi.Comm) error { return nil })
-	if !errors.Is(err, gompi.ErrNotSupported) {
-		t.Fatalf("Run under MPI: %v", err)
-	}
-}
-
 func TestMPIClockFromEnvironment(t *testing.T) {
 	if name := gompi.Timer().Name(); name != "mpi" {
 		t.Fatalf("GOMPI_TIMER=mpi gave the %q clock", name)
@@ -86,5 +79,24 @@ func TestMPICollectivesAreTheDefault(t *testing.T) {
 	}
 	if err := w.SetAlgorithm("bcast", "mpi"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Under -tags mpi, Run runs fn as this process's rank of the MPI job.
+func TestRunOverMPI(t *testing.T) {
+	w := gompi.World()
+	ran := false
+	err := gompi.Run(w.Size(), func(c *gompi.Comm) error {
+		ran = true
+		if c != w || gompi.World() != w {
+			t.Error("Run's communicator is not the MPI world")
+		}
+		return nil
+	})
+	if err != nil || !ran {
+		t.Fatalf("Run(%d): %v (ran %v)", w.Size(), err, ran)
+	}
+	if err := gompi.Run(w.Size()+1, func(*gompi.Comm) error { return nil }); !errors.Is(err, gompi.ErrArg) {
+		t.Fatalf("Run of another size: %v, want ErrArg", err)
 	}
 }

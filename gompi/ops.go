@@ -1,18 +1,48 @@
 package gompi
 
 import (
-	"fmt"
-	"unsafe"
+	"reflect"
+	"sync"
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi/internal/base"
 )
 
-// Op is a reduction operator for Reduce, Allreduce, ReduceScatter, Scan and
-// Exscan, made for one element type: Sum[float64](), MaxLoc[int32](), or a
-// function of your own with NewOp. Results combine in rank order, so an
-// operator need not be commutative.
-type Op = coll.Op
+// Op is a reduction operator over elements of type T, for Reduce, Allreduce,
+// ReduceScatter, Scan and Exscan: Sum[float64](), MaxLoc[int32]() (whose
+// elements are ValueIndex[int32]), or a function of your own with NewOp.
+// The typed collectives take an Op of their buffers' element type, so an
+// operator made for another type is a compile error:
+//
+//	gompi.Allreduce(c, in, out, gompi.Sum[float32]()) // in, out []float32
+//
+// Results combine in rank order, so an operator need not be commutative.
+// The zero Op is no operator: collectives refuse it with ErrArg.
+type Op[T any] struct{ op *coll.Op }
+
+// AnyOp is an operator of any element type. The byte-slice methods of Comm
+// (c.Allreduce, c.Scan, ...) take one, since bytes carry no element type to
+// check it against at compile time; they check at run time that the buffers
+// hold whole elements. Every Op[T] is an AnyOp; nothing else is.
+type AnyOp interface {
+	collOp() *coll.Op
+}
+
+func (o Op[T]) collOp() *coll.Op { return o.op }
+
+// Name returns the operator's name with its element type, e.g. "sum[float64]".
+func (o Op[T]) Name() string {
+	if o.op == nil {
+		return "<no operator>"
+	}
+	return o.op.Name
+}
+
+// Commutative reports whether the operator was declared commutative.
+func (o Op[T]) Commutative() bool { return o.op != nil && o.op.Commutative }
+
+// String is Name.
+func (o Op[T]) String() string { return o.Name() }
 
 // Element type sets of the operators.
 type (
@@ -28,55 +58,111 @@ type (
 // from (ties keep the lower index, as in MPI).
 type ValueIndex[T Real] = coll.ValueIndex[T]
 
+// The predefined operators, one cache each, keyed by the element type.
+const (
+	opSum = iota
+	opProd
+	opMin
+	opMax
+	opLAnd
+	opLOr
+	opLXor
+	opBAnd
+	opBOr
+	opBXor
+	opMinLoc
+	opMaxLoc
+	opReplace // one-sided only (win_ops.go)
+	opNoOp    // one-sided only
+	numPredefined
+)
+
+// predefinedOps holds, per operator, element type (a reflect.Type, an
+// interface already, so that looking it up allocates nothing) → *coll.Op.
+// Programs write gompi.Sum[float64]() in every call; the call must cost a
+// map lookup, not the making of an operator.
+var predefinedOps [numPredefined]sync.Map
+
+// predefined returns operator which over T, made by mk the first time.
+func predefined[T any](which int, mk func() coll.Op) Op[T] {
+	t := reflect.TypeFor[T]()
+	if v, ok := predefinedOps[which].Load(t); ok {
+		return Op[T]{v.(*coll.Op)}
+	}
+	op := mk()
+	v, _ := predefinedOps[which].LoadOrStore(t, &op)
+	return Op[T]{v.(*coll.Op)}
+}
+
 // Sum adds.
-func Sum[T Number]() Op { return coll.Sum[T]() }
+func Sum[T Number]() Op[T] { return predefined[T](opSum, coll.Sum[T]) }
 
 // Prod multiplies.
-func Prod[T Number]() Op { return coll.Prod[T]() }
+func Prod[T Number]() Op[T] { return predefined[T](opProd, coll.Prod[T]) }
 
 // Min keeps the smaller.
-func Min[T Real]() Op { return coll.Min[T]() }
+func Min[T Real]() Op[T] { return predefined[T](opMin, coll.Min[T]) }
 
 // Max keeps the larger.
-func Max[T Real]() Op { return coll.Max[T]() }
+func Max[T Real]() Op[T] { return predefined[T](opMax, coll.Max[T]) }
 
 // LAnd is logical and (non-zero is true; the result is 0 or 1).
-func LAnd[T Real]() Op { return coll.LAnd[T]() }
+func LAnd[T Real]() Op[T] { return predefined[T](opLAnd, coll.LAnd[T]) }
 
 // LOr is logical or.
-func LOr[T Real]() Op { return coll.LOr[T]() }
+func LOr[T Real]() Op[T] { return predefined[T](opLOr, coll.LOr[T]) }
 
 // LXor is logical exclusive or.
-func LXor[T Real]() Op { return coll.LXor[T]() }
+func LXor[T Real]() Op[T] { return predefined[T](opLXor, coll.LXor[T]) }
 
 // BAnd is bitwise and.
-func BAnd[T Integer]() Op { return coll.BAnd[T]() }
+func BAnd[T Integer]() Op[T] { return predefined[T](opBAnd, coll.BAnd[T]) }
 
 // BOr is bitwise or.
-func BOr[T Integer]() Op { return coll.BOr[T]() }
+func BOr[T Integer]() Op[T] { return predefined[T](opBOr, coll.BOr[T]) }
 
 // BXor is bitwise exclusive or.
-func BXor[T Integer]() Op { return coll.BXor[T]() }
+func BXor[T Integer]() Op[T] { return predefined[T](opBXor, coll.BXor[T]) }
 
-// MinLoc keeps the smaller value with its index.
-func MinLoc[T Real]() Op { return coll.MinLoc[T]() }
+// MinLoc keeps the smaller value with its index. Its elements are
+// ValueIndex[T].
+func MinLoc[T Real]() Op[ValueIndex[T]] {
+	return predefined[ValueIndex[T]](opMinLoc, coll.MinLoc[T])
+}
 
-// MaxLoc keeps the larger value with its index.
-func MaxLoc[T Real]() Op { return coll.MaxLoc[T]() }
+// MaxLoc keeps the larger value with its index. Its elements are
+// ValueIndex[T].
+func MaxLoc[T Real]() Op[ValueIndex[T]] {
+	return predefined[ValueIndex[T]](opMaxLoc, coll.MaxLoc[T])
+}
 
 // NewOp makes an operator from f, which must set inout[i] = in[i] ∘ inout[i]
 // (in holds the lower ranks' contribution). A non-commutative operator is
-// applied in rank order by every algorithm.
-func NewOp[T any](name string, commutative bool, f func(in, inout []T)) Op {
-	return coll.NewOp(name, commutative, f)
+// applied in rank order by every algorithm. Make it once and keep it: each
+// call makes a new operator. T must be plain data, as for the buffers.
+func NewOp[T any](name string, commutative bool, f func(in, inout []T)) Op[T] {
+	op := coll.NewOp(name, commutative, f)
+	return Op[T]{&op}
 }
 
-// checkOp refuses an operator made for another element type than T.
-func checkOp[T any](name string, op Op) error {
-	if size := int(unsafe.Sizeof(*new(T))); op.ElemSize != size {
-		return base.New(name, base.ErrArg,
-			fmt.Sprintf("operator %s works on %d-byte elements, the buffers hold %d-byte %T", op.Name, op.ElemSize, size, *new(T)),
-			"make the operator for the buffers' element type")
+// opOf returns the operator behind op for a collective, or ErrArg for a
+// missing one (a nil AnyOp, or the zero Op).
+func opOf(r Routine, op AnyOp) (coll.Op, error) {
+	var o *coll.Op
+	if op != nil {
+		o = op.collOp()
 	}
-	return nil
+	if o == nil {
+		return coll.Op{}, base.New(r.String(), base.ErrArg, "the operator is nil (a zero Op)",
+			"pass a predefined operator such as gompi.Sum[float64]() or one made by gompi.NewOp")
+	}
+	return *o, nil
+}
+
+// opErr records c's rank in an error of opOf.
+func (c *Comm) opErr(err error) error {
+	if e, ok := err.(*base.Error); ok && c != nil {
+		e.Rank = c.c.Rank()
+	}
+	return err
 }

@@ -88,7 +88,10 @@ func (r *Request) Done() bool { return r != nil && r.be().Done() }
 // Waitall waits for every request. Completed non-persistent requests are set
 // to nil in reqs (as MPI sets them to MPI_REQUEST_NULL); nil entries are
 // skipped. If statuses is not nil it receives each request's status. The
-// error joins the errors of the requests that failed.
+// error joins a *RequestError for each request that failed, which says its
+// index and wraps its error (MPI_ERR_IN_STATUS): errors.Is finds the
+// classes of all, errors.As the first *RequestError (or use
+// RequestErrors).
 func Waitall(reqs []*Request, statuses []Status) error {
 	if b := tracer.Load(); b != nil {
 		_, err := b.overRequests(RoutineWaitall, func() (Status, error) { return base.EmptyStatus, waitall(reqs, statuses) })
@@ -111,7 +114,7 @@ func waitall(reqs []*Request, statuses []Status) error {
 		}
 		st, err := r.Wait()
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &RequestError{Index: i, Err: err})
 		}
 		if statuses != nil {
 			statuses[i] = st
@@ -167,6 +170,7 @@ func waitany(reqs []*Request) (int, Status, error) {
 // Waitsome waits until at least one of reqs completes and returns the
 // indices of all that have, with their statuses; those entries are set to
 // nil unless persistent. With nothing left to wait for it returns no indices.
+// Errors are *RequestError as for Waitall.
 func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	if b := tracer.Load(); b != nil {
 		var idx []int
@@ -189,13 +193,13 @@ func waitsome(reqs []*Request) ([]int, []Status, error) {
 	idx, sts := []int{i}, []Status{st}
 	var errs []error
 	if err != nil {
-		errs = append(errs, err)
+		errs = append(errs, &RequestError{Index: i, Err: err})
 	}
 	for j, r := range reqs {
 		if r != nil && r.be().Done() && (!r.be().Persistent() || r.be().Active()) {
 			st, err := r.Wait()
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, &RequestError{Index: j, Err: err})
 			}
 			idx, sts = append(idx, j), append(sts, st)
 			if !r.be().Persistent() {
@@ -285,9 +289,9 @@ func Startall(reqs []*Request) error {
 
 func startall(reqs []*Request) error {
 	var errs []error
-	for _, r := range reqs {
+	for i, r := range reqs {
 		if err := r.Start(); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &RequestError{Index: i, Err: err})
 		}
 	}
 	return errors.Join(errs...)

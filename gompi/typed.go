@@ -15,14 +15,17 @@ import (
 // pointers, interfaces, channels, functions) cannot cross a process boundary
 // and are refused with ErrArg. Both sides must use the same element type.
 
-// asBytes views s as bytes; a nil slice stays nil (collectives read a nil
-// send buffer as "in place").
+// asBytes views s as bytes; a nil slice stays nil, and InPlace[T]() becomes
+// InPlace[byte]().
 func asBytes[T any](op string, s []T) ([]byte, error) {
 	if err := checkElem(op, reflect.TypeFor[T]()); err != nil {
 		return nil, err
 	}
 	if s == nil {
 		return nil, nil
+	}
+	if isInPlace(s) {
+		return InPlace[byte](), nil
 	}
 	n := len(s) * int(unsafe.Sizeof(*new(T)))
 	if n == 0 {

@@ -4,8 +4,8 @@ import "unsafe"
 
 // Typed collectives: the generic functions take slices of any fixed-size
 // element type, and counts and displacements in elements; they call the
-// byte-slice methods of Comm without copying. A nil send slice means "in
-// place", as for the methods.
+// byte-slice methods of Comm without copying. InPlace[T]() as the send
+// slice means "in place", as for the methods.
 
 func elemSize[T any]() int { return int(unsafe.Sizeof(*new(T))) }
 
@@ -44,11 +44,8 @@ func Bcast[T any](c *Comm, buf []T, root int, opts ...CollOption) error {
 }
 
 // Reduce combines send of every rank with op into recv at root.
-func Reduce[T any](c *Comm, send, recv []T, op Op, root int, opts ...CollOption) error {
+func Reduce[T any](c *Comm, send, recv []T, op Op[T], root int, opts ...CollOption) error {
 	s, r, err := twoBuffers("Reduce", send, recv)
-	if err == nil {
-		err = checkOp[T]("Reduce", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -56,11 +53,8 @@ func Reduce[T any](c *Comm, send, recv []T, op Op, root int, opts ...CollOption)
 }
 
 // Allreduce combines send of every rank with op into recv on every rank.
-func Allreduce[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) error {
+func Allreduce[T any](c *Comm, send, recv []T, op Op[T], opts ...CollOption) error {
 	s, r, err := twoBuffers("Allreduce", send, recv)
-	if err == nil {
-		err = checkOp[T]("Allreduce", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -142,11 +136,8 @@ func Alltoallv[T any](c *Comm, send []T, scounts, sdispls []int, recv []T, rcoun
 
 // ReduceScatter reduces send of every rank with op and gives rank i counts[i]
 // elements of the result.
-func ReduceScatter[T any](c *Comm, send, recv []T, counts []int, op Op, opts ...CollOption) error {
+func ReduceScatter[T any](c *Comm, send, recv []T, counts []int, op Op[T], opts ...CollOption) error {
 	s, r, err := twoBuffers("ReduceScatter", send, recv)
-	if err == nil {
-		err = checkOp[T]("ReduceScatter", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -154,11 +145,8 @@ func ReduceScatter[T any](c *Comm, send, recv []T, counts []int, op Op, opts ...
 }
 
 // ReduceScatterBlock is ReduceScatter with len(recv) elements for every rank.
-func ReduceScatterBlock[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) error {
+func ReduceScatterBlock[T any](c *Comm, send, recv []T, op Op[T], opts ...CollOption) error {
 	s, r, err := twoBuffers("ReduceScatterBlock", send, recv)
-	if err == nil {
-		err = checkOp[T]("ReduceScatterBlock", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -166,11 +154,8 @@ func ReduceScatterBlock[T any](c *Comm, send, recv []T, op Op, opts ...CollOptio
 }
 
 // Scan sets recv on rank r to the reduction of ranks 0..r.
-func Scan[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) error {
+func Scan[T any](c *Comm, send, recv []T, op Op[T], opts ...CollOption) error {
 	s, r, err := twoBuffers("Scan", send, recv)
-	if err == nil {
-		err = checkOp[T]("Scan", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -178,11 +163,8 @@ func Scan[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) error {
 }
 
 // Exscan sets recv on rank r > 0 to the reduction of ranks 0..r-1.
-func Exscan[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) error {
+func Exscan[T any](c *Comm, send, recv []T, op Op[T], opts ...CollOption) error {
 	s, r, err := twoBuffers("Exscan", send, recv)
-	if err == nil {
-		err = checkOp[T]("Exscan", op)
-	}
 	if err != nil {
 		return err
 	}
@@ -199,11 +181,8 @@ func Ibcast[T any](c *Comm, buf []T, root int, opts ...CollOption) (*Request, er
 }
 
 // Iallreduce starts a typed Allreduce.
-func Iallreduce[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) (*Request, error) {
+func Iallreduce[T any](c *Comm, send, recv []T, op Op[T], opts ...CollOption) (*Request, error) {
 	s, r, err := twoBuffers("Iallreduce", send, recv)
-	if err == nil {
-		err = checkOp[T]("Iallreduce", op)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -211,11 +190,8 @@ func Iallreduce[T any](c *Comm, send, recv []T, op Op, opts ...CollOption) (*Req
 }
 
 // Ireduce starts a typed Reduce.
-func Ireduce[T any](c *Comm, send, recv []T, op Op, root int, opts ...CollOption) (*Request, error) {
+func Ireduce[T any](c *Comm, send, recv []T, op Op[T], root int, opts ...CollOption) (*Request, error) {
 	s, r, err := twoBuffers("Ireduce", send, recv)
-	if err == nil {
-		err = checkOp[T]("Ireduce", op)
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -44,8 +44,9 @@ import (
 // Errors: a displacement or count outside the target's window is
 // ErrRMARange, a call outside its epoch (or a Lock of a target already
 // locked, an Unlock of one not locked) is ErrRMASync, a freed or nil window
-// is ErrWin, an operation the element type does not support (Sum of a
-// struct, CompareAndSwap of a float, a user-defined operator) is ErrRMAOp.
+// is ErrWin, an operation the element type does not support
+// (CompareAndSwap of a float, a user-defined operator) is ErrRMAOp; an
+// operator of another element type does not compile.
 // Such calls write nothing anywhere. Under a dynamic window (WinCreateDynamic)
 // only the target knows what is attached: an access outside it is reported
 // by the call that completes it (Flush, Unlock, Fence, Complete), and still
@@ -219,8 +220,55 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		}
 	}
 	w.serving = true
+	liveWindows(c.r).add(w)
 	go w.serve()
 	return w, nil
+}
+
+// winSet is the windows of a rank whose service goroutine runs.
+type winSet struct {
+	mu   sync.Mutex
+	wins map[*window]bool
+}
+
+var winSets sync.Map // *rank → *winSet
+
+func liveWindows(r *rank) *winSet {
+	v, _ := winSets.LoadOrStore(r, &winSet{wins: map[*window]bool{}})
+	return v.(*winSet)
+}
+
+func (s *winSet) add(w *window) {
+	s.mu.Lock()
+	s.wins[w] = true
+	s.mu.Unlock()
+}
+
+func (s *winSet) remove(w *window) {
+	s.mu.Lock()
+	delete(s.wins, w)
+	s.mu.Unlock()
+}
+
+// stopWindows ends the service goroutines of r's windows that were never
+// freed, before the rank's engine closes under them (Finalize, or the end
+// of a rank of Run).
+func stopWindows(r *rank) {
+	v, ok := winSets.LoadAndDelete(r)
+	if !ok {
+		return
+	}
+	s := v.(*winSet)
+	s.mu.Lock()
+	wins := make([]*window, 0, len(s.wins))
+	for w := range s.wins {
+		wins = append(wins, w)
+	}
+	s.mu.Unlock()
+	for _, w := range wins {
+		w.freed.Store(true)
+		w.stopService()
+	}
 }
 
 // The window's own collectives run on its private communicator, past the
@@ -509,6 +557,7 @@ func (w *window) stopService() {
 		return
 	}
 	w.serving = false
+	liveWindows(w.user.r).remove(w)
 	var h [rma.HeaderSize]byte
 	(&rma.Header{Kind: rma.KindStop}).Encode(h[:])
 	if w.c.Send(h[:], w.me, tagHeader, backend.ModeStandard) == nil {

@@ -5,25 +5,30 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi/internal/backend"
 	"github.com/gompi/gompi/gompi/internal/base"
 	"github.com/gompi/gompi/gompi/internal/rma"
 )
 
 // Replace is MPI_REPLACE for Accumulate and its relatives: the target's
-// element becomes the origin's (an atomic Put, element by element).
-func Replace[T any]() Op {
-	size := int(unsafe.Sizeof(*new(T)))
-	return Op{Name: fmt.Sprintf("replace[%v]", reflect.TypeFor[T]()), ElemSize: size,
-		Apply: func(in, inout []byte) { copy(inout, in) }, Predefined: "replace", ElemKind: reflect.TypeFor[T]().Kind()}
+// element becomes the origin's (an atomic Put, element by element). It is
+// for one-sided operations only.
+func Replace[T any]() Op[T] {
+	return predefined[T](opReplace, func() coll.Op {
+		return coll.Op{Name: fmt.Sprintf("replace[%v]", reflect.TypeFor[T]()), ElemSize: int(unsafe.Sizeof(*new(T))),
+			Apply: func(in, inout []byte) { copy(inout, in) }, Predefined: "replace", ElemKind: reflect.TypeFor[T]().Kind()}
+	})
 }
 
 // NoOp is MPI_NO_OP for GetAccumulate and FetchAndOp: the target's element
-// is read atomically and left as it is.
-func NoOp[T any]() Op {
-	size := int(unsafe.Sizeof(*new(T)))
-	return Op{Name: fmt.Sprintf("no_op[%v]", reflect.TypeFor[T]()), ElemSize: size, Commutative: true,
-		Apply: func(in, inout []byte) {}, Predefined: "no_op", ElemKind: reflect.TypeFor[T]().Kind()}
+// is read atomically and left as it is. It is for one-sided operations
+// only.
+func NoOp[T any]() Op[T] {
+	return predefined[T](opNoOp, func() coll.Op {
+		return coll.Op{Name: fmt.Sprintf("no_op[%v]", reflect.TypeFor[T]()), ElemSize: int(unsafe.Sizeof(*new(T))), Commutative: true,
+			Apply: func(in, inout []byte) {}, Predefined: "no_op", ElemKind: reflect.TypeFor[T]().Kind()}
+	})
 }
 
 // Put stores origin into the target's window from displacement disp. The
@@ -93,21 +98,21 @@ func (x *Win[T]) Rget(result []T, target, disp int) (*Request, error) {
 // target[disp+i] = origin[i] op target[disp+i], atomically per element.
 // op is a predefined operator for T (Sum[T](), Max[T](), Replace[T](),
 // ...); user-defined operators are ErrRMAOp, as in MPI.
-func (x *Win[T]) Accumulate(origin []T, target, disp int, op Op) error {
+func (x *Win[T]) Accumulate(origin []T, target, disp int, op Op[T]) error {
 	w, err := x.valid("Accumulate")
 	if err != nil {
 		return err
 	}
 	b := bytesOf(origin)
 	return w.traced(RoutineWinAccumulate, target, len(b), func() error {
-		_, err := w.acc("Accumulate", rma.KindAcc, b, nil, target, disp, op, false)
+		_, err := w.acc("Accumulate", rma.KindAcc, b, nil, target, disp, op.op, false)
 		return err
 	})
 }
 
 // Raccumulate is Accumulate returning a request that completes when origin
 // may be reused. Only within a passive-target epoch.
-func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op) (*Request, error) {
+func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op[T]) (*Request, error) {
 	w, err := x.valid("Raccumulate")
 	if err != nil {
 		return nil, err
@@ -115,7 +120,7 @@ func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op) (*Request, err
 	b := bytesOf(origin)
 	var r *backend.Request
 	err = w.traced(RoutineWinRaccumulate, target, len(b), func() (err error) {
-		r, err = w.acc("Raccumulate", rma.KindAcc, b, nil, target, disp, op, true)
+		r, err = w.acc("Raccumulate", rma.KindAcc, b, nil, target, disp, op.op, true)
 		return
 	})
 	return w.request(r, err)
@@ -125,21 +130,21 @@ func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op) (*Request, err
 // combines origin into them with op, atomically per element. With NoOp,
 // origin is not used (it may be nil): an atomic Get. result holds the old
 // elements once the epoch ends (or after a Flush).
-func (x *Win[T]) GetAccumulate(origin, result []T, target, disp int, op Op) error {
+func (x *Win[T]) GetAccumulate(origin, result []T, target, disp int, op Op[T]) error {
 	w, err := x.valid("GetAccumulate")
 	if err != nil {
 		return err
 	}
 	b, r := bytesOf(origin), bytesOf(result)
 	return w.traced(RoutineWinGetAccumulate, target, len(r), func() error {
-		_, err := w.acc("GetAccumulate", rma.KindGetAcc, b, r, target, disp, op, false)
+		_, err := w.acc("GetAccumulate", rma.KindGetAcc, b, r, target, disp, op.op, false)
 		return err
 	})
 }
 
 // RgetAccumulate is GetAccumulate returning a request that completes when
 // result holds the old elements. Only within a passive-target epoch.
-func (x *Win[T]) RgetAccumulate(origin, result []T, target, disp int, op Op) (*Request, error) {
+func (x *Win[T]) RgetAccumulate(origin, result []T, target, disp int, op Op[T]) (*Request, error) {
 	w, err := x.valid("RgetAccumulate")
 	if err != nil {
 		return nil, err
@@ -147,7 +152,7 @@ func (x *Win[T]) RgetAccumulate(origin, result []T, target, disp int, op Op) (*R
 	b, rb := bytesOf(origin), bytesOf(result)
 	var r *backend.Request
 	err = w.traced(RoutineWinRgetAccumulate, target, len(rb), func() (err error) {
-		r, err = w.acc("RgetAccumulate", rma.KindGetAcc, b, rb, target, disp, op, true)
+		r, err = w.acc("RgetAccumulate", rma.KindGetAcc, b, rb, target, disp, op.op, true)
 		return
 	})
 	return w.request(r, err)
@@ -155,7 +160,7 @@ func (x *Win[T]) RgetAccumulate(origin, result []T, target, disp int, op Op) (*R
 
 // FetchAndOp is GetAccumulate of one element: *result receives the
 // target's element at disp, which becomes origin op itself.
-func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op) error {
+func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op[T]) error {
 	w, err := x.valid("FetchAndOp")
 	if err != nil {
 		return err
@@ -167,9 +172,9 @@ func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op) error 
 		res := bytesOf(unsafe.Slice(result, 1))
 		if w.direct {
 			// Same host: no copy of origin is kept, so it needs no heap.
-			return w.fetchDirect(unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), res, target, disp, op)
+			return w.fetchDirect(unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), res, target, disp, op.op)
 		}
-		_, err := w.acc("FetchAndOp", rma.KindGetAcc, bytesOf([]T{origin}), res, target, disp, op, false)
+		_, err := w.acc("FetchAndOp", rma.KindGetAcc, bytesOf([]T{origin}), res, target, disp, op.op, false)
 		return err
 	})
 }
@@ -245,7 +250,10 @@ type opChecked struct {
 }
 
 // opCode checks that op can combine elements of the window.
-func (w *window) opCode(name string, target int, op Op) (rma.OpCode, error) {
+func (w *window) opCode(name string, target int, op *coll.Op) (rma.OpCode, error) {
+	if op == nil {
+		return 0, w.errf(name, base.ErrArg, target, "the operator is nil (a zero Op)", "pass a predefined operator such as gompi.Sum[int64]()")
+	}
 	if last := w.lastOp.Load(); last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
 		return last.code, nil
 	}
@@ -256,7 +264,7 @@ func (w *window) opCode(name string, target int, op Op) (rma.OpCode, error) {
 	return code, err
 }
 
-func (w *window) checkOp(name string, target int, op Op) (rma.OpCode, error) {
+func (w *window) checkOp(name string, target int, op *coll.Op) (rma.OpCode, error) {
 	if op.Predefined == "" {
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is user-defined", op.Name),
 			"one-sided operations take only predefined operators (MPI's rule)")
@@ -352,7 +360,7 @@ func (w *window) get(name string, b []byte, target, disp int, own bool) (*backen
 }
 
 // fetchDirect is FetchAndOp on the same-host path.
-func (w *window) fetchDirect(origin, result []byte, target, disp int, op Op) error {
+func (w *window) fetchDirect(origin, result []byte, target, disp int, op *coll.Op) error {
 	code, err := w.opCode("FetchAndOp", target, op)
 	if err != nil {
 		return err
@@ -367,7 +375,7 @@ func (w *window) fetchDirect(origin, result []byte, target, disp int, op Op) err
 }
 
 // acc sends an Accumulate (result nil) or a GetAccumulate.
-func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, disp int, op Op, own bool) (*backend.Request, error) {
+func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, disp int, op *coll.Op, own bool) (*backend.Request, error) {
 	code, err := w.opCode(name, target, op)
 	if err != nil {
 		return nil, err

@@ -162,7 +162,7 @@ func winCreate(c *gompi.Comm, kind string, size, iters, skip int) (float64, erro
 			return 0, err
 		}
 		slowest := []float64{el}
-		if err := gompi.Allreduce(c, nil, slowest, gompi.Max[float64]()); err != nil {
+		if err := gompi.Allreduce(c, gompi.InPlace[float64](), slowest, gompi.Max[float64]()); err != nil {
 			return 0, err
 		}
 		if i >= skip {

@@ -92,7 +92,7 @@ func checkColls(c *gompi.Comm, n int, opts ...gompi.CollOption) error {
 		return err
 	}
 	ip := vec(me, n)
-	if err := gompi.Allreduce(c, nil, ip, gompi.Sum[int32](), opts...); err != nil {
+	if err := gompi.Allreduce(c, gompi.InPlace[int32](), ip, gompi.Sum[int32](), opts...); err != nil {
 		return err
 	}
 	for i := range ar {
@@ -278,8 +278,17 @@ func collectiveBadArguments(c *gompi.Comm) error {
 	if err := c.Bcast(nil, 5); !errors.Is(err, gompi.ErrArg) {
 		return fmt.Errorf("root out of range: %v", err)
 	}
-	if err := gompi.Allreduce(c, []float64{1}, make([]float64, 1), gompi.Sum[int32]()); !errors.Is(err, gompi.ErrArg) {
-		return fmt.Errorf("operator of another type: %v", err)
+	// An operator of another element type is a compile error for the typed
+	// functions; the byte-slice methods check that the buffers hold whole
+	// elements of the operator's type.
+	if err := c.Allreduce(make([]byte, 12), make([]byte, 12), gompi.Sum[float64]()); !errors.Is(err, gompi.ErrArg) {
+		return fmt.Errorf("12 bytes reduced as float64: %v", err)
+	}
+	if err := gompi.Allreduce(c, []float64{1}, make([]float64, 1), gompi.Op[float64]{}); !errors.Is(err, gompi.ErrArg) {
+		return fmt.Errorf("zero operator: %v", err)
+	}
+	if _, err := c.Iallreduce(nil, make([]byte, 8), nil); !errors.Is(err, gompi.ErrArg) {
+		return fmt.Errorf("nil operator: %v", err)
 	}
 	if err := c.SetAlgorithm("bcast", "no-such"); !errors.Is(err, gompi.ErrArg) {
 		return fmt.Errorf("unknown algorithm: %v", err)

@@ -245,10 +245,13 @@ func vectorCollectives(c *gompi.Comm) error {
 	})
 }
 
-// bs views v as bytes (nil stays nil: "in place").
+// bs views v as bytes (nil stays nil, InPlace[T]() becomes InPlace[byte]()).
 func bs[T any](v []T) []byte {
 	if v == nil {
 		return nil
+	}
+	if len(v) == 0 && cap(v) == 0 && unsafe.SliceData(v) == unsafe.SliceData(gompi.InPlace[T]()) {
+		return gompi.InPlace[byte]()
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(*new(T))))
 }
@@ -277,7 +280,7 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		var calls []collective
 		// Reduce in place at the root.
 		red := vec(me, n)
-		var redSend []int32
+		redSend := gompi.InPlace[int32]()
 		if me != root {
 			redSend = vec(me, n)
 		}
@@ -302,6 +305,7 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		g := make([]int32, n*p)
 		var gSend []int32
 		if me == root {
+			gSend = gompi.InPlace[int32]()
 			copy(g[me*n:], vec(me, n))
 		} else {
 			gSend = vec(me, n)
@@ -328,6 +332,7 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		sc := make([]int32, n*p)
 		var scRecv []int32
 		if me == root {
+			scRecv = gompi.InPlace[int32]()
 			for r := 0; r < p; r++ {
 				copy(sc[r*n:], vec(r, n))
 			}
@@ -353,9 +358,9 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		calls = append(calls, collective{"Allgather in place",
 			func(nb bool) (*gompi.Request, error) {
 				if nb {
-					return gompi.Iallgather(c, nil, ag)
+					return gompi.Iallgather(c, gompi.InPlace[int32](), ag)
 				}
-				return nil, gompi.Allgather(c, nil, ag)
+				return nil, gompi.Allgather(c, gompi.InPlace[int32](), ag)
 			},
 			func() error {
 				for r := 0; r < p; r++ {
@@ -374,9 +379,9 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		calls = append(calls, collective{"Alltoall in place",
 			func(nb bool) (*gompi.Request, error) {
 				if nb {
-					return gompi.Ialltoall(c, nil, at)
+					return gompi.Ialltoall(c, gompi.InPlace[int32](), at)
 				}
-				return nil, gompi.Alltoall(c, nil, at)
+				return nil, gompi.Alltoall(c, gompi.InPlace[int32](), at)
 			},
 			func() error {
 				for i := 0; i < p; i++ {
@@ -392,9 +397,9 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		calls = append(calls, collective{"ReduceScatterBlock in place",
 			func(nb bool) (*gompi.Request, error) {
 				if nb {
-					return c.IreduceScatterBlock(nil, bs(rsb), gompi.Sum[int32]())
+					return c.IreduceScatterBlock(gompi.InPlace[byte](), bs(rsb), gompi.Sum[int32]())
 				}
-				return nil, gompi.ReduceScatterBlock(c, nil, rsb, gompi.Sum[int32]())
+				return nil, gompi.ReduceScatterBlock(c, gompi.InPlace[int32](), rsb, gompi.Sum[int32]())
 			},
 			func() error {
 				exp := make([]int32, n)
@@ -407,9 +412,9 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		calls = append(calls, collective{"Scan in place",
 			func(nb bool) (*gompi.Request, error) {
 				if nb {
-					return c.Iscan(nil, bs(sc2), gompi.Sum[int32]())
+					return c.Iscan(gompi.InPlace[byte](), bs(sc2), gompi.Sum[int32]())
 				}
-				return nil, gompi.Scan(c, nil, sc2, gompi.Sum[int32]())
+				return nil, gompi.Scan(c, gompi.InPlace[int32](), sc2, gompi.Sum[int32]())
 			},
 			func() error {
 				exp := make([]int32, n)
@@ -422,9 +427,9 @@ func inPlaceCollectives(c *gompi.Comm) error {
 		calls = append(calls, collective{"Exscan in place",
 			func(nb bool) (*gompi.Request, error) {
 				if nb {
-					return c.Iexscan(nil, bs(ex), gompi.Sum[int32]())
+					return c.Iexscan(gompi.InPlace[byte](), bs(ex), gompi.Sum[int32]())
 				}
-				return nil, gompi.Exscan(c, nil, ex, gompi.Sum[int32]())
+				return nil, gompi.Exscan(c, gompi.InPlace[int32](), ex, gompi.Sum[int32]())
 			},
 			func() error {
 				if me == 0 {

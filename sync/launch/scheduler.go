@@ -23,7 +23,7 @@ type Scheduler struct {
 	p      Params
 	wait   WaitMode
 	tBcast float64
-	op     gompi.Op
+	op     gompi.Op[agg]
 }
 
 // New makes a scheduler over a duplicate of c that reads the global clock g
@@ -183,7 +183,7 @@ type agg struct {
 	Late, Overrun                           float64
 }
 
-func aggOp() gompi.Op {
+func aggOp() gompi.Op[agg] {
 	return gompi.NewOp("launch", true, func(in, inout []agg) {
 		for i := range in {
 			a, b := &in[i], &inout[i]

@@ -82,7 +82,7 @@ func main() {
 				outcome[0] = 2
 				fmt.Fprintf(os.Stderr, "rank %d: %s: %v\n", me, name, err)
 			}
-			if aerr := gompi.Allreduce(world, nil, outcome, gompi.Max[int32]()); aerr != nil {
+			if aerr := gompi.Allreduce(world, gompi.InPlace[int32](), outcome, gompi.Max[int32]()); aerr != nil {
 				fmt.Fprintf(os.Stderr, "rank %d: agreeing on %s: %v\n", me, name, aerr)
 				gompi.Abort(1)
 			}

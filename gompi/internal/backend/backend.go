@@ -14,6 +14,7 @@ type (
 	Comm        = core.Comm
 	Request     = core.Request
 	CollRequest = core.CollRequest
+	Message     = core.Message
 )
 
 // Send modes.

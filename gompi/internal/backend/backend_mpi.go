@@ -10,6 +10,7 @@ type (
 	Comm        = mpi.Comm
 	Request     = mpi.Request
 	CollRequest = mpi.CollRequest
+	Message     = mpi.Message
 )
 
 // Send modes.

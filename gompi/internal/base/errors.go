@@ -26,6 +26,12 @@ var (
 	ErrAborted      = errors.New("job aborted")
 	ErrMismatch     = errors.New("collective arguments differ across ranks")
 	ErrInternal     = errors.New("internal error")
+
+	// Classes of Init failures.
+	ErrEnvironment         = errors.New("invalid job environment")
+	ErrLauncherUnreachable = errors.New("launcher unreachable")
+	ErrSecretRefused       = errors.New("job secret refused")
+	ErrSharedMemory        = errors.New("shared memory unavailable")
 )
 
 // Error is the error every gompi operation returns: which operation failed,
@@ -39,6 +45,13 @@ type Error struct {
 	Err    error  // the class (or an error wrapping it)
 	Detail string // what happened, in numbers
 	Hint   string // what the user can do about it
+	// Cause is the error below this one (an OS error, the launcher's, a
+	// collective algorithm's), reachable with errors.Is and errors.As; its
+	// text is printed only when Detail is empty.
+	Cause error
+	// MessageBytes and BufferBytes are, for ErrTruncate, the size of the
+	// message and of the receive buffer; 0 otherwise.
+	MessageBytes, BufferBytes int
 }
 
 func (e *Error) Error() string {
@@ -59,6 +72,9 @@ func (e *Error) Error() string {
 	if e.Detail != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
+	} else if e.Cause != nil {
+		b.WriteString(": ")
+		b.WriteString(Describe(e.Cause))
 	}
 	if e.Hint != "" {
 		b.WriteString(" (")
@@ -68,7 +84,45 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the class and the cause, so that errors.Is finds the class
+// and errors.As reaches the cause.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
+	}
+	return []error{e.Err}
+}
+
+// Describe is err's text without the "gompi: " every *Error starts with, for
+// an error quoted inside another.
+func Describe(err error) string {
+	return strings.TrimPrefix(err.Error(), "gompi: ")
+}
+
+// classed is an error of a lower layer given its class.
+type classed struct{ class, cause error }
+
+func (e classed) Error() string   { return e.cause.Error() }
+func (e classed) Unwrap() []error { return []error{e.class, e.cause} }
+
+// Classify returns cause marked with class (errors.Is(result, class) holds),
+// its text unchanged; nil stays nil.
+func Classify(class, cause error) error {
+	if cause == nil {
+		return nil
+	}
+	return classed{class, cause}
+}
+
+// ClassOf returns the first of classes that err is, or nil.
+func ClassOf(err error, classes ...error) error {
+	for _, c := range classes {
+		if errors.Is(err, c) {
+			return c
+		}
+	}
+	return nil
+}
 
 // New returns an *Error with no rank, peer or tag recorded.
 func New(op string, class error, detail, hint string) *Error {

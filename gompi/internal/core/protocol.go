@@ -389,7 +389,7 @@ func (p *Proc) setStatus(r *Request, src, tag int32, size int64, n int) {
 	if size > int64(len(r.buf)) {
 		r.err = &base.Error{Op: "Recv", Rank: r.comm.rank, Peer: r.st.Source, Tag: int(tag), Err: base.ErrTruncate,
 			Detail: fmt.Sprintf("a message of %d bytes arrived for a buffer of %d", size, len(r.buf)),
-			Hint:   base.HintTruncate}
+			Hint:   base.HintTruncate, MessageBytes: int(size), BufferBytes: len(r.buf)}
 	}
 }
 

@@ -67,18 +67,18 @@ func optionsFromEnv() (Options, error) {
 func Init() (*Proc, jobenv.Job, error) {
 	job, launched, err := jobenv.FromEnv()
 	if err != nil {
-		return nil, job, err
+		return nil, job, base.Classify(base.ErrEnvironment, err)
 	}
 	opts, err := optionsFromEnv()
 	if err != nil {
-		return nil, job, err
+		return nil, job, base.Classify(base.ErrEnvironment, err)
 	}
 	opts.Oversubscribed = job.Oversubscribed
 	if !launched {
 		l, _ := shm.NewLayout(1, shm.DefaultCellsPerRank)
 		seg, err := shm.NewPrivate(l)
 		if err != nil {
-			return nil, job, err
+			return nil, job, base.Classify(base.ErrSharedMemory, err)
 		}
 		p := newProc(0, 1, seg, 0, []int32{0}, opts)
 		seg.SetPID(0, os.Getpid())
@@ -86,15 +86,15 @@ func Init() (*Proc, jobenv.Job, error) {
 		return p, job, nil
 	}
 	if job.ShmFD < 0 {
-		return nil, job, errors.New("gompi: golaunch passed no shared segment")
+		return nil, job, base.Classify(base.ErrEnvironment, errors.New("gompi: golaunch passed no shared segment"))
 	}
 	seg, err := shm.Attach(job.ShmFD)
 	if err != nil {
-		return nil, job, err
+		return nil, job, base.Classify(base.ErrSharedMemory, err)
 	}
 	if seg.Layout().NRanks != job.LocalSize {
 		seg.Close()
-		return nil, job, fmt.Errorf("gompi: the segment holds %d ranks, the job %d on this host", seg.Layout().NRanks, job.LocalSize)
+		return nil, job, base.Classify(base.ErrEnvironment, fmt.Errorf("gompi: the segment holds %d ranks, the job %d on this host", seg.Layout().NRanks, job.LocalSize))
 	}
 	locals := make([]int32, job.Size)
 	for i := range locals {
@@ -118,7 +118,7 @@ func Init() (*Proc, jobenv.Job, error) {
 		if p.net, err = netInit(p, &job, peers); err != nil {
 			p.Finalize(shm.StateFinalized)
 			seg.Close()
-			return nil, job, err
+			return nil, job, classifyNetInit(err)
 		}
 	}
 	return p, job, nil

@@ -104,11 +104,22 @@ func (c *Comm) recv(buf []byte, src, tag int, h C.gompi_h) (base.Status, error) 
 	if len(buf) > maxCount {
 		return base.Status{}, c.tooLarge("Recv", len(buf), src, tag)
 	}
-	st := C.gompi_recv(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), h)
-	// A truncated message: Open MPI counts the whole message, gompi the
-	// bytes stored.
+	if !c.p.queueEmpty() {
+		// Earlier receives wait for their messages: this one waits behind
+		// them, as MPI matches receives in posting order.
+		r := &Request{p: c.p, comm: c, kind: kindRecv, peer: int32(src), tag: int32(tag), n: len(buf)}
+		c.irecv(r, buf, src, tag, h)
+		return r.Wait()
+	}
+	st := C.gompi_recv_probed(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), h)
+	// A truncated message: MPI counts the whole message, gompi the bytes
+	// stored.
 	s := base.Status{Source: int(st.source), Tag: int(st.tag), Count: min(int(st.count), len(buf))}
 	if st.err != 0 {
+		if C.gompi_error_class(st.err) == C.GOMPI_EC_TRUNCATE && int(st.count) > len(buf) {
+			s.Count = len(buf)
+			return s, c.truncateErr(int(st.count), len(buf), s.Source, s.Tag)
+		}
 		err := c.mpiErr("Recv", st.err, src, tag)
 		truncated(&s, err, len(buf), src, tag)
 		return s, err
@@ -170,16 +181,16 @@ func (c *Comm) irecv(r *Request, buf []byte, src, tag int, h C.gompi_h) *Request
 		r.fail(c.tooLarge("Irecv", len(buf), src, tag))
 		return r
 	}
-	r.pinBuf(buf)
-	res := C.gompi_irecv(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), h)
-	if res.err != 0 {
-		r.unpin()
-		r.fail(c.mpiErr("Irecv", res.err, src, tag))
-		return r
-	}
-	r.h = res.req
-	c.p.track(r)
+	r.buf, r.on = buf, h
+	c.postRecv(r)
 	return r
+}
+
+// postRecv pins r's buffer and queues r for its message (see match.go).
+func (c *Comm) postRecv(r *Request) {
+	r.pinBuf(r.buf)
+	c.p.track(r)
+	c.p.enqueue(r)
 }
 
 // SendInit makes a persistent send (MPI_Send_init and its modes).
@@ -201,14 +212,18 @@ func (c *Comm) RecvInit(buf []byte, src, tag int) *Request {
 		r.fail(c.tooLarge("RecvInit", len(buf), src, tag))
 		return r
 	}
-	k := r.keepPersistent(buf)
-	res := C.gompi_recv_init(ptr(buf), C.int(len(buf)), C.int(src), C.int(tag), c.h)
-	return r.madePersistent(k, res, "RecvInit")
+	// No MPI persistent request: each Start queues the receive as Irecv
+	// does, so that it too learns its message's size first.
+	r.buf, r.on = buf, c.h
+	r.st = base.EmptyStatus
+	r.done.Store(1) // inactive until Start
+	return r
 }
 
 // Probe blocks until a message matching (src, tag) can be received
 // (MPI_Probe).
 func (c *Comm) Probe(src, tag int) (base.Status, error) {
+	c.p.match() // queued receives take their messages first
 	st := C.gompi_probe(C.int(src), C.int(tag), c.h)
 	if st.err != 0 {
 		return base.Status{}, c.mpiErr("Probe", st.err, src, tag)
@@ -219,6 +234,7 @@ func (c *Comm) Probe(src, tag int) (base.Status, error) {
 // Iprobe reports whether a message matching (src, tag) can be received now
 // (MPI_Iprobe).
 func (c *Comm) Iprobe(src, tag int) (base.Status, bool) {
+	c.p.match()
 	st := C.gompi_iprobe(C.int(src), C.int(tag), c.h)
 	if st.err != 0 || st.flag == 0 {
 		return base.Status{}, false
@@ -256,6 +272,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 
 // Free releases c and its collective twin (MPI_Comm_free).
 func (c *Comm) Free() error {
+	c.p.withdrawComm(c)
 	if err := C.gompi_comm_free(c.ch); err != 0 {
 		return c.mpiErr("Comm_free", err, -1, -1)
 	}

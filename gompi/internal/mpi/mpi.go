@@ -58,10 +58,12 @@ type Proc struct {
 	tagUB      int
 
 	bg sync.WaitGroup // goroutines of requests made by Comm.Go
+	rq recvQueue      // receives waiting for their messages (match.go)
 
 	mu       sync.Mutex // guards the fields below
 	inflight *Request   // requests MPI works on: kept reachable until they complete
 	bsends   []*Request // sends with an onDone, completed by Progress
+	freed    []*Request // requests the program freed, completed by Progress
 	done     bool       // finalized: no more MPI calls from cleanups
 }
 
@@ -173,6 +175,7 @@ func (p *Proc) ThreadLevel() (provided int, serialized bool) { return p.provided
 // then calls MPI_Finalize.
 func (p *Proc) Close() {
 	p.bg.Wait()
+	p.rq.close()
 	p.mu.Lock()
 	p.done = true
 	p.mu.Unlock()
@@ -192,10 +195,20 @@ func (p *Proc) SetAbortExit(int) {}
 func (p *Proc) Progress() {
 	p.mu.Lock()
 	pending := append([]*Request(nil), p.bsends...)
+	freed := p.freed
+	p.freed = nil
 	p.mu.Unlock()
+	for _, r := range freed {
+		if !r.Done() {
+			p.mu.Lock()
+			p.freed = append(p.freed, r)
+			p.mu.Unlock()
+		}
+	}
 	for _, r := range pending {
 		r.Done()
 	}
+	p.match()
 	if len(pending) == 0 {
 		C.gompi_iprobe(C.int(base.AnySource), C.int(base.AnyTag), p.world.ch)
 	}

@@ -56,6 +56,15 @@ type Request struct {
 	op     string          // kindColl: the operation, for errors
 
 	prev, next *Request // in-flight list
+
+	// Receives (see match.go): the caller's buffer and the communicator
+	// handle to probe; while queued, no MPI request exists yet (h unset).
+	buf      []byte
+	on       C.gompi_h
+	queued   atomic.Bool // waiting in the Proc's queue for its message
+	qnext    *Request    // next in the queue
+	msgCount int         // the matched message's size in bytes
+	bounce   *C.char     // C memory the message went to when longer than buf
 }
 
 // CollRequest is a Request as the collective algorithms see it: Wait returns
@@ -213,12 +222,15 @@ func (r *Request) complete(st C.gompi_status) {
 			truncated(&r.st, r.err, r.n, int(r.peer), int(r.tag))
 		}
 	}
+	if r.kind == kindRecv {
+		r.unbounce()
+	}
 	if r.fin != nil {
 		r.fin()
 		r.fin = nil
 	}
-	if !r.persistent {
-		r.unpin()
+	if !r.persistent || r.kind == kindRecv {
+		r.unpin() // a persistent receive pins its buffer at each Start
 	}
 	r.p.untrack(r)
 	if r.onDone != nil {
@@ -231,6 +243,14 @@ func (r *Request) complete(st C.gompi_status) {
 // request (MPI_Test, which also progresses the library once), unless
 // another thread is waiting on it.
 func (r *Request) Done() bool {
+	if r.done.Load() != 0 {
+		return true
+	}
+	if r.queued.Load() {
+		if r.p.match(); r.queued.Load() {
+			return false
+		}
+	}
 	if r.done.Load() != 0 {
 		return true
 	}
@@ -262,7 +282,7 @@ func (r *Request) Wait() (base.Status, error) {
 	if r.done.Load() == 0 {
 		if r.kind == kindGo {
 			<-r.ch
-		} else {
+		} else if r.waitMatched(); r.done.Load() == 0 {
 			r.acquire()
 			if r.done.Load() == 0 {
 				r.complete(C.gompi_wait(&r.h))
@@ -294,6 +314,13 @@ func (r *Request) Cancel() error {
 	if r.done.Load() != 0 {
 		return nil
 	}
+	if r.p.withdraw(r) {
+		r.unpin()
+		r.p.untrack(r)
+		r.st = base.Status{Source: base.AnySource, Tag: base.AnyTag, Cancelled: true}
+		r.done.Store(1)
+		return nil
+	}
 	r.acquire()
 	var err C.int
 	if r.done.Load() == 0 {
@@ -321,6 +348,10 @@ func (r *Request) Start() error {
 	r.err = nil
 	r.st = base.Status{}
 	r.done.Store(0)
+	if r.kind == kindRecv {
+		r.comm.postRecv(r)
+		return nil
+	}
 	r.p.track(r)
 	if err := C.gompi_start(&r.h); err != 0 {
 		r.p.untrack(r)
@@ -374,6 +405,37 @@ func (p *Proc) WaitAny(reqs []*Request) (int, error) {
 			runtime.Gosched()
 		default:
 			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+// Free lets r complete on its own (MPI_Request_free): Progress, which
+// waits and tests call, completes it, releasing its buffer's pin; nothing
+// of its outcome is kept. Its MPI request is not freed at once, since the
+// buffer must stay pinned until MPI is done with it.
+func (r *Request) Free() {
+	if r.done.Load() != 0 || r.kind == kindGo {
+		return
+	}
+	r.p.mu.Lock()
+	r.p.freed = append(r.p.freed, r)
+	r.p.mu.Unlock()
+}
+
+// waitMatched waits until a queued receive has its message (or failed).
+func (r *Request) waitMatched() {
+	var start time.Time
+	for round := 0; r.queued.Load(); round++ {
+		r.p.match()
+		switch {
+		case !r.queued.Load():
+		case round < 64:
+		case round == 64:
+			start = time.Now()
+		case time.Since(start) < 10*time.Millisecond:
+			runtime.Gosched()
+		default:
+			time.Sleep(20 * time.Microsecond)
 		}
 	}
 }

@@ -225,41 +225,12 @@ int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) 
 	return MPI_Send(buf, n, MPI_BYTE, SRC(dest), tag, c);
 }
 
-gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h ch) {
-	MPI_Comm c = COMM(ch);
-	gompi_status out = {0};
-	MPI_Status st = EMPTY_STATUS;
-	if (serial) {
-		MPI_Request r;
-		pthread_mutex_lock(&big);
-		out.err = MPI_Irecv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &r);
-		pthread_mutex_unlock(&big);
-		if (out.err == MPI_SUCCESS) out.err = finish(&r, &st);
-	} else {
-		out.err = MPI_Recv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &st);
-	}
-	fill(&out, &st, 0);
-	out.flag = 1;
-	return out;
-}
-
 gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, gompi_h ch) {
 	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
 	MPI_Comm c = COMM(ch);
 	MPI_Request q = MPI_REQUEST_NULL;
 	LOCK();
 	r.err = isend(buf, n, dest, tag, mode, c, &q);
-	UNLOCK();
-	r.req = (gompi_h)q;
-	return r;
-}
-
-gompi_req gompi_irecv(char *buf, int n, int src, int tag, gompi_h ch) {
-	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
-	MPI_Comm c = COMM(ch);
-	MPI_Request q = MPI_REQUEST_NULL;
-	LOCK();
-	r.err = MPI_Irecv(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &q);
 	UNLOCK();
 	r.req = (gompi_h)q;
 	return r;
@@ -275,17 +246,6 @@ gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, g
 	case GOMPI_MODE_READY: r.err = MPI_Rsend_init(buf, n, MPI_BYTE, SRC(dest), tag, c, &q); break;
 	default: r.err = MPI_Send_init(buf, n, MPI_BYTE, SRC(dest), tag, c, &q);
 	}
-	UNLOCK();
-	r.req = (gompi_h)q;
-	return r;
-}
-
-gompi_req gompi_recv_init(char *buf, int n, int src, int tag, gompi_h ch) {
-	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
-	MPI_Comm c = COMM(ch);
-	MPI_Request q = MPI_REQUEST_NULL;
-	LOCK();
-	r.err = MPI_Recv_init(buf, n, MPI_BYTE, SRC(src), TAG(tag), c, &q);
 	UNLOCK();
 	r.req = (gompi_h)q;
 	return r;
@@ -358,6 +318,125 @@ gompi_status gompi_probe(int src, int tag, gompi_h ch) {
 	}
 	if (out.err == MPI_SUCCESS) fill(&out, &st, 0);
 	return out;
+}
+
+/* Receives never let the library write past the buffer. Open MPI 4.1
+ * writes a whole message into a buffer shorter than it when the message
+ * comes by a rendezvous protocol (shared-memory single copy, RDMA over TCP),
+ * although it returns MPI_ERR_TRUNCATE: the bytes past the buffer overwrite
+ * whatever follows it (in a Go program, the Go heap). So every receive
+ * learns the message's size first, by a matched probe (which takes the
+ * message out of matching, so no other thread can receive it meanwhile),
+ * then receives it into the buffer when it fits, or into a buffer of its
+ * own size (a bounce buffer) of which the first n bytes are copied. */
+
+static void fill_probe(gompi_mprobe_result *out, MPI_Status *st) {
+	out->source = st->MPI_SOURCE;
+	out->tag = st->MPI_TAG;
+	int n = 0;
+	if (MPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) n = 0;
+	out->count = n;
+}
+
+gompi_mprobe_result gompi_improbe(int src, int tag, gompi_h ch) {
+	gompi_mprobe_result out = {0};
+	MPI_Status st = EMPTY_STATUS;
+	MPI_Message m = MPI_MESSAGE_NULL;
+	LOCK();
+	out.err = MPI_Improbe(SRC(src), TAG(tag), COMM(ch), &out.flag, &m, &st);
+	UNLOCK();
+	if (out.err == MPI_SUCCESS && out.flag) fill_probe(&out, &st);
+	out.msg = (gompi_h)m;
+	return out;
+}
+
+/* gompi_mprobe blocks until a message matches; serialized, it loops over
+ * MPI_Improbe, releasing the lock between tries. */
+gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h ch) {
+	MPI_Comm c = COMM(ch);
+	gompi_mprobe_result out = {0};
+	MPI_Status st = EMPTY_STATUS;
+	MPI_Message m = MPI_MESSAGE_NULL;
+	if (serial) {
+		for (;;) {
+			pthread_mutex_lock(&big);
+			out.err = MPI_Improbe(SRC(src), TAG(tag), c, &out.flag, &m, &st);
+			pthread_mutex_unlock(&big);
+			if (out.err != MPI_SUCCESS || out.flag) break;
+			sched_yield();
+		}
+	} else {
+		out.err = MPI_Mprobe(SRC(src), TAG(tag), c, &m, &st);
+		out.flag = 1;
+	}
+	if (out.err == MPI_SUCCESS) fill_probe(&out, &st);
+	out.msg = (gompi_h)m;
+	return out;
+}
+
+/* mrecv receives the probed message of count bytes into buf of n bytes;
+ * a longer message goes through a bounce buffer and MPI_ERR_TRUNCATE is
+ * returned with the message's size in count. */
+gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg) {
+	gompi_status out = {0};
+	MPI_Status st = EMPTY_STATUS;
+	MPI_Message m = (MPI_Message)(*msg);
+	char *into = buf;
+	if (count > n) {
+		into = malloc(count);
+		if (into == NULL) {
+			out.err = MPI_ERR_NO_MEM;
+			return out;
+		}
+	}
+	if (serial) {
+		MPI_Request r;
+		pthread_mutex_lock(&big);
+		out.err = MPI_Imrecv(into, count, MPI_BYTE, &m, &r);
+		pthread_mutex_unlock(&big);
+		if (out.err == MPI_SUCCESS) out.err = finish(&r, &st);
+	} else {
+		out.err = MPI_Mrecv(into, count, MPI_BYTE, &m, &st);
+	}
+	*msg = (gompi_h)m;
+	fill(&out, &st, 0);
+	out.flag = 1;
+	if (into != buf) {
+		if (out.err == MPI_SUCCESS) {
+			memcpy(buf, into, n);
+			out.err = MPI_ERR_TRUNCATE;
+		}
+		free(into);
+	}
+	if (out.err == MPI_ERR_TRUNCATE || out.err == MPI_SUCCESS) out.count = count;
+	return out;
+}
+
+/* recv_probed is a blocking receive: a matched probe, then mrecv. */
+gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h ch) {
+	gompi_mprobe_result p = gompi_mprobe(src, tag, ch);
+	if (p.err != MPI_SUCCESS) {
+		gompi_status out = {.err = p.err, .source = GOMPI_ANY_SOURCE, .tag = GOMPI_ANY_TAG};
+		return out;
+	}
+	gompi_status out = gompi_mrecv(buf, n, p.count, &p.msg);
+	out.source = p.source;
+	out.tag = p.tag;
+	return out;
+}
+
+/* imrecv starts the receive of a probed message into buf, which the caller
+ * made at least count bytes long (a bounce buffer if need be). */
+gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg) {
+	gompi_req r = {0, (gompi_h)MPI_REQUEST_NULL};
+	MPI_Message m = (MPI_Message)(*msg);
+	MPI_Request q = MPI_REQUEST_NULL;
+	LOCK();
+	r.err = MPI_Imrecv(buf, count, MPI_BYTE, &m, &q);
+	UNLOCK();
+	*msg = (gompi_h)m;
+	r.req = (gompi_h)q;
+	return r;
 }
 
 gompi_status gompi_iprobe(int src, int tag, gompi_h ch) {

@@ -48,6 +48,17 @@ typedef struct {
 	gompi_h type;
 } gompi_type_result;
 
+/* The outcome of a matched probe: the message's envelope and size, and the
+ * handle that receives it (MPI_Message). */
+typedef struct {
+	int err;
+	int flag;   /* Improbe: whether a message matched */
+	int source; /* MPI_SOURCE */
+	int tag;    /* MPI_TAG */
+	int count;  /* bytes in the message */
+	gompi_h msg;
+} gompi_mprobe_result;
+
 /* What MPI_Init_thread gave. */
 typedef struct {
 	int err;
@@ -103,17 +114,19 @@ int gompi_processor_name(char *buf, int len);
 int gompi_allgather_names(const char *mine, char *all, int len);
 
 int gompi_send(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
-gompi_status gompi_recv(char *buf, int n, int src, int tag, gompi_h c);
 gompi_req gompi_isend(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
-gompi_req gompi_irecv(char *buf, int n, int src, int tag, gompi_h c);
 gompi_req gompi_send_init(const char *buf, int n, int dest, int tag, int mode, gompi_h c);
-gompi_req gompi_recv_init(char *buf, int n, int src, int tag, gompi_h c);
 int gompi_start(gompi_h *r);
 gompi_status gompi_wait(gompi_h *r);
 gompi_status gompi_test(gompi_h *r);
 int gompi_cancel(gompi_h *r);
 int gompi_request_free(gompi_h *r);
 gompi_status gompi_probe(int src, int tag, gompi_h c);
+gompi_mprobe_result gompi_improbe(int src, int tag, gompi_h c);
+gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h c);
+gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h c);
+gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg);
+gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg);
 gompi_status gompi_iprobe(int src, int tag, gompi_h c);
 
 gompi_req gompi_coll(int which, int nonblocking, int inplace, const char *sbuf, char *rbuf, int scount,

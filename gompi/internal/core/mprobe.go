@@ -1,0 +1,79 @@
+package core
+
+import "github.com/gompi/gompi/gompi/internal/base"
+
+// Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): a probe
+// that takes the message it finds out of matching, under the engine's lock,
+// so that no other receive or probe can see it, and a receive of exactly
+// that message. Probe then Recv is racy when several goroutines receive;
+// this is not.
+
+// Message is a message taken out of matching by a matched probe, to be
+// received by Recv or Irecv.
+type Message struct {
+	c *Comm
+	m *message
+}
+
+// Improbe takes a message matching (src, tag) out of matching if one has
+// arrived.
+func (c *Comm) Improbe(src, tag int) (*Message, base.Status, bool, error) {
+	p := c.p
+	w := int32(src)
+	if src >= 0 {
+		w = c.members[src]
+	}
+	p.mu.Lock()
+	p.drainLocked()
+	m := p.unexp.find(c.ctx, w, int32(tag), true)
+	p.mu.Unlock()
+	if m == nil {
+		return nil, base.Status{}, false, nil
+	}
+	return &Message{c, m}, base.Status{Source: c.commRank(m.src), Tag: int(m.tag), Count: int(m.size)}, true, nil
+}
+
+// Mprobe blocks until a message matching (src, tag) arrives and takes it
+// out of matching.
+func (c *Comm) Mprobe(src, tag int) (*Message, base.Status, error) {
+	p := c.p
+	w := int32(src)
+	if src >= 0 {
+		w = c.members[src]
+	}
+	var (
+		msg *Message
+		st  base.Status
+	)
+	probe := &Request{p: p, comm: c, op: opRecv, peer: w, tag: int32(tag), ctx: c.ctx}
+	err := p.waitUntil(probe, func() bool {
+		var ok bool
+		msg, st, ok, _ = c.Improbe(src, tag)
+		return ok || probe.done.Load() != 0
+	}, func() bool { return probe.done.Load() != 0 })
+	if err == nil && msg == nil {
+		err = probe.err
+	}
+	return msg, st, err
+}
+
+// Irecv starts the receive of m into buf; the request completes as a
+// receive's does (ErrTruncate when buf is shorter).
+func (m *Message) Irecv(buf []byte) *Request {
+	c, p := m.c, m.c.p
+	r := c.newReq(opRecv, buf, c.commRank(m.m.src), int(m.m.tag), c.ctx, 0, false)
+	p.mu.Lock()
+	p.deliverMsg(r, m.m)
+	if r.done.Load() == 0 {
+		p.started(r) // a rendezvous: it needs progress like any posted receive
+	}
+	p.mu.Unlock()
+	return r
+}
+
+// Recv receives m into buf.
+func (m *Message) Recv(buf []byte) (base.Status, error) { return m.Irecv(buf).Wait() }
+
+// Free lets r complete on its own: the engine's progress completes every
+// request, waited on or not, so there is nothing to do.
+func (r *Request) Free() {}
