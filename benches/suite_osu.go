@@ -12,13 +12,17 @@ import (
 )
 
 func init() {
-	register("osu", "collectives timed the OSU way (a barrier between timed calls), for side-by-side runs with MPI", runOSU)
+	register("osu", "collectives and one-sided operations timed the OSU way, for side-by-side runs with MPI", runOSU)
 }
 
 func runOSU(args []string) error {
 	fs := newFlags("osu", "--op OP [flags]   (under golaunch)")
 	cfg := osu.Defaults()
-	fs.StringVar(&cfg.Op, "op", cfg.Op, fmt.Sprintf("operation: %v, or overlap (nonblocking point-to-point overlapped with computation, in pairs of ranks)", osu.Ops))
+	fs.StringVar(&cfg.Op, "op", cfg.Op, fmt.Sprintf("operation: %v, or overlap (nonblocking point-to-point overlapped with computation, in pairs of ranks), or one-sided: %v", osu.Ops, osu.OneSidedOps))
+	rma := osu.OneSidedDefaults()
+	fs.StringVarP(&rma.Win, "win", "w", rma.Win, fmt.Sprintf("one-sided: how the window is made: %v", osu.WinKinds))
+	fs.StringVarP(&rma.Sync, "sync", "s", rma.Sync, fmt.Sprintf("one-sided: synchronization: %v", osu.SyncKinds))
+	fs.IntVar(&rma.WindowSize, "window-size", rma.WindowSize, "one-sided bandwidth: operations per synchronization")
 	sizes := params.Sizes{8, 1 << 10, 64 << 10, 1 << 20}
 	fs.Var(&sizes, "sizes", "message sizes in bytes (list, or a progression such as 8..1M)")
 	fs.IntVar(&cfg.Iters, "iters", cfg.Iters, "timed calls per size up to --large")
@@ -42,6 +46,20 @@ func runOSU(args []string) error {
 	c := gompi.World()
 	if cfg.Op == "overlap" {
 		return runOverlap(c, cfg, format)
+	}
+	if osu.IsOneSided(cfg.Op) {
+		rma.Op, rma.Sizes = cfg.Op, cfg.Sizes
+		set := func(name string, v *int, from int) {
+			if fs.Changed(name) {
+				*v = from
+			}
+		}
+		set("iters", &rma.Iters, cfg.Iters)
+		set("skip", &rma.Skip, cfg.Skip)
+		set("iters-large", &rma.ItersLarge, cfg.ItersLarge)
+		set("skip-large", &rma.SkipLarge, cfg.SkipLarge)
+		set("large", &rma.LargeSize, cfg.LargeSize)
+		return runOSUOneSided(c, rma, format)
 	}
 	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")
 	t.SetVerb("avg_us", "%.2f")
@@ -79,4 +97,21 @@ func runOverlap(c *gompi.Comm, cfg osu.Config, format report.Format) error {
 		return err
 	}
 	return t.Write(os.Stdout, format)
+}
+
+// runOSUOneSided runs and reports the one-sided tests of osu.
+func runOSUOneSided(c *gompi.Comm, cfg osu.OneSided, format report.Format) error {
+	t := report.NewTable("op", "win", "sync", "n", "size", "value", "unit", "iters")
+	t.SetVerb("value", "%.2f")
+	err := osu.RunOneSided(c, cfg, func(p osu.RMAPoint) error {
+		t.Add(p.Op, p.Win, p.Sync, p.N, p.Size, p.Value, p.Unit, p.Iters)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if c.Rank() == 0 {
+		return t.Write(os.Stdout, format)
+	}
+	return nil
 }

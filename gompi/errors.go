@@ -54,6 +54,18 @@ var (
 	// ErrSharedMemory: the shared-memory segment could not be made or
 	// attached.
 	ErrSharedMemory = base.ErrSharedMemory
+	// ErrWin: a nil or freed window, or a call the window's kind does not
+	// have (Attach to a window that is not dynamic, ...).
+	ErrWin = base.ErrWin
+	// ErrRMARange: a one-sided operation reaches outside the target's
+	// window (or, in a dynamic window, outside its attached memory).
+	ErrRMARange = base.ErrRMARange
+	// ErrRMASync: a one-sided call outside the epoch it needs, or a
+	// synchronization that does not match (Unlock without Lock, ...).
+	ErrRMASync = base.ErrRMASync
+	// ErrRMAOp: an accumulate operation or compare-and-swap that the
+	// window's element type does not support, or a user-defined operator.
+	ErrRMAOp = base.ErrRMAOp
 )
 
 // Error is the error every gompi operation returns: the operation (Op), the

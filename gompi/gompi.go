@@ -182,6 +182,7 @@ func Finalize() error {
 		profile = nil
 	}
 	_, err := r.bsend.detach(r.world)
+	stopWindows(r)
 	r.proc.Close()
 	if err == nil {
 		err = terr
@@ -276,6 +277,7 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 		if _, derr := r.bsend.detach(r.world); err == nil {
 			err = derr
 		}
+		stopWindows(r)
 		emitFinalize(r.world)
 		if terr := traceStop(r); err == nil {
 			err = terr

@@ -72,6 +72,8 @@ const (
 	opBXor
 	opMinLoc
 	opMaxLoc
+	opReplace // one-sided only (win_ops.go)
+	opNoOp    // one-sided only
 	numPredefined
 )
 

@@ -77,6 +77,39 @@ const (
 	RoutineSsendInit
 	RoutineRsendInit
 	RoutineRecvInit
+	// One-sided communication (windows); their events carry Window and Epoch.
+	RoutineWinCreate
+	RoutineWinAllocate
+	RoutineWinAllocateShared
+	RoutineWinCreateDynamic
+	RoutineWinAttach
+	RoutineWinDetach
+	RoutineWinFree
+	RoutineWinPut
+	RoutineWinGet
+	RoutineWinAccumulate
+	RoutineWinGetAccumulate
+	RoutineWinFetchAndOp
+	RoutineWinCompareAndSwap
+	RoutineWinRput
+	RoutineWinRget
+	RoutineWinRaccumulate
+	RoutineWinRgetAccumulate
+	RoutineWinFence
+	RoutineWinPost
+	RoutineWinStart
+	RoutineWinComplete
+	RoutineWinWait
+	RoutineWinTest
+	RoutineWinLock
+	RoutineWinUnlock
+	RoutineWinLockAll
+	RoutineWinUnlockAll
+	RoutineWinFlush
+	RoutineWinFlushAll
+	RoutineWinFlushLocal
+	RoutineWinFlushLocalAll
+	RoutineWinSync
 	routineCount
 )
 
@@ -104,6 +137,9 @@ func (o Routine) String() string {
 	if int(o) < len(opNames) && opNames[o] != "" {
 		return opNames[o]
 	}
+	if o >= RoutineWinCreate && o < routineCount {
+		return winRoutineNames[o-RoutineWinCreate]
+	}
 	return "Routine(?)"
 }
 
@@ -122,6 +158,12 @@ type Event struct {
 	// several requests (Waitall, Waitany, ...) report each request's
 	// completion as a Wait of its own, inside their event.
 	Req *Request
+	// Window is the window's id (Win.ID) for the one-sided calls (Win*),
+	// 0 for the others; Peer is then the target (-1 for calls on every
+	// target), Bytes the data moved, and Epoch the synchronization that
+	// gives the call access.
+	Window int
+	Epoch  Epoch
 }
 
 // A Tracer observes every public operation: Begin as it starts (its result is

@@ -172,6 +172,12 @@ func (p *Proc) sendSelf(r *Request) {
 	if rr := p.posted.take(r.ctx, int32(p.rank), r.tag); rr != nil {
 		p.finishRecv(rr, int32(p.rank), r.tag, int64(len(r.buf)), r.buf)
 		p.completeOwned(r)
+		if p.woke {
+			// The receive may be another thread's, asleep on the doorbell
+			// (a window's service goroutine receiving from its own rank).
+			p.woke = false
+			p.ringSelf()
+		}
 		return
 	}
 	m := &message{src: int32(p.rank), ctx: r.ctx, tag: r.tag, size: int64(len(r.buf)), kind: kindEager}

@@ -1,0 +1,71 @@
+//go:build !mpi && !mpich
+
+package gompi_test
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/gompi"
+)
+
+// benchRMA times op (one operation and its flush) on rank 0 against rank 1's
+// part of an allocated window (in-process ranks: the direct path).
+func benchRMA(b *testing.B, op func(w *gompi.Win[int64], buf []int64) error) {
+	err := gompi.Run(2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int64](c, 8)
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			if err := w.Lock(gompi.LockShared, 1); err != nil {
+				return err
+			}
+			buf := make([]int64, 1)
+			b.ResetTimer()
+			for range b.N {
+				if err := op(w, buf); err != nil {
+					return err
+				}
+			}
+			b.StopTimer()
+			if err := w.Unlock(1); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		return w.Free()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkRMAPutFlush(b *testing.B) {
+	benchRMA(b, func(w *gompi.Win[int64], buf []int64) error {
+		if err := w.Put(buf, 1, 0); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+func BenchmarkRMAFetchAndOpFlush(b *testing.B) {
+	sum := gompi.Sum[int64]()
+	benchRMA(b, func(w *gompi.Win[int64], buf []int64) error {
+		if err := w.FetchAndOp(1, &buf[0], 1, 0, sum); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+func BenchmarkRMACompareAndSwapFlush(b *testing.B) {
+	benchRMA(b, func(w *gompi.Win[int64], buf []int64) error {
+		if err := w.CompareAndSwap(1, 0, &buf[0], 1, 0); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}

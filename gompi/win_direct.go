@@ -1,0 +1,256 @@
+package gompi
+
+import (
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/rma"
+	"github.com/gompi/gompi/internal/shm"
+)
+
+// The same-host path. When every rank of a window made by WinAllocate or
+// WinAllocateShared reaches the others through shared memory, each maps
+// every other's part (sharedMem), and an origin carries out its operations
+// itself: Put and Get are copies, Accumulate and its relatives on 8-byte
+// integers are atomic instructions, on other elements they run under the
+// target's accumulate lock, and passive-target locks are words in the
+// target's part. Nothing goes through the target's service goroutine, so
+// nothing waits for it to be scheduled. GOMPI_RMA_SHM=0 turns the path off
+// (every operation then goes by message, as between hosts).
+
+// winHeaderSize is the size of the words before a rank's elements in a
+// window of n ranks: a winHeader, then for each rank r the number of Posts
+// r made to this rank, then for each r the number of its Completes (PSCW).
+func winHeaderSize(n int) int { return (128 + 8*n + 127) / 128 * 128 }
+
+// winHeader is the start of a rank's part of a shared-memory window.
+type winHeader struct {
+	acc       uint32 // accumulate lock: 0 free, 1 held
+	accSleep  uint32 // threads asleep on acc
+	_         [56]byte
+	lock      uint32 // passive-target lock: the number of shared holders, or lockExcl
+	lockWait  uint32 // threads asleep on lock
+	bell      uint32 // bumped by every Post and Complete to this rank
+	bellSleep uint32 // threads asleep on bell
+	_         [48]byte
+	barCount  uint32 // rank 0's: ranks arrived at the fence's barrier
+	barGen    uint32 // rank 0's: barriers completed
+	barSleep  uint32 // threads asleep on barGen
+}
+
+const lockExcl = 1 << 31
+
+func headerOf(m []byte) *winHeader { return (*winHeader)(unsafe.Pointer(&m[0])) }
+
+// directEligible reports whether every rank of c is reached through shared
+// memory (or is this one), so that a window's memory can be mapped by all.
+func directEligible(c *Comm) bool {
+	if !directAllowed() {
+		return false
+	}
+	for r := range c.Size() {
+		if t := c.Transport(r); t != "self" && t != "shm" {
+			return false
+		}
+	}
+	return true
+}
+
+// directAllowed reports whether GOMPI_RMA_SHM leaves the direct path on.
+func directAllowed() bool { return os.Getenv("GOMPI_RMA_SHM") != "0" }
+
+// setDirect switches the window to the same-host path over s. The service
+// goroutine stops: nothing will come by message, and a goroutine waiting
+// for messages would only wake (and spin) at every message this rank gets.
+func (w *window) setDirect(s *sharedMem) {
+	w.peers = make([][]byte, w.n)
+	w.hdrs = make([]*winHeader, w.n)
+	w.posts = make([][]uint32, w.n)
+	w.completes = make([][]uint32, w.n)
+	for r := range w.n {
+		w.peers[r] = s.peer(r)
+		w.hdrs[r] = s.header(r)
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[128])), 2*w.n)
+		w.posts[r], w.completes[r] = words[:w.n], words[w.n:]
+	}
+	w.postsSeen = make([]uint32, w.n)
+	w.completesSeen = make([]uint32, w.n)
+	w.direct = true
+	w.stopService()
+}
+
+// signal counts one Post or Complete of this rank at target (word is the
+// target's counter for this rank) and wakes the target if it sleeps.
+func (w *window) signal(target int, word *uint32) {
+	atomic.AddUint32(word, 1)
+	h := w.hdrs[target]
+	atomic.AddUint32(&h.bell, 1)
+	wakeIf(&h.bell, &h.bellSleep)
+}
+
+// arrived waits (or with block false, only looks) until every rank of
+// group has signalled this rank once more than seen records, in counters
+// (posts or completes), and then records it.
+func (w *window) arrived(group []int, counters [][]uint32, seen []uint32, block bool) (bool, error) {
+	h := w.hdrs[w.me]
+	for i := 0; ; i++ {
+		bell := atomic.LoadUint32(&h.bell)
+		all := true
+		for _, g := range group {
+			if atomic.LoadUint32(&counters[w.me][g]) == seen[g] {
+				all = false
+				break
+			}
+		}
+		if all {
+			for _, g := range group {
+				seen[g]++
+			}
+			return true, nil
+		}
+		if !block {
+			return false, nil
+		}
+		if err := w.pause(i, &h.bell, &h.bellSleep, bell); err != nil {
+			return false, err
+		}
+	}
+}
+
+// pause waits a little for a word that read seen: it spins, then yields
+// the CPU, then sleeps on the word (a futex) while it still reads seen, the
+// runtime's rule that keeps 64 ranks on 2 cores fair. After a sleep it
+// fails if a rank of the window is gone, so that no wait outlives a peer.
+func (w *window) pause(i int, word, sleepers *uint32, seen uint32) error {
+	switch {
+	case i < 64:
+		return nil
+	case i < 96:
+		shm.Yield()
+		return nil
+	}
+	atomic.AddUint32(sleepers, 1)
+	shm.WaitWord(word, seen, 10*time.Millisecond)
+	atomic.AddUint32(sleepers, ^uint32(0))
+	if w.peerGone() {
+		return w.errf("wait", base.ErrPeerLost, -1, "a rank of the window finalized or exited while this one waited", "")
+	}
+	return nil
+}
+
+func wakeIf(word, sleepers *uint32) {
+	if atomic.LoadUint32(sleepers) != 0 {
+		shm.WakeWord(word)
+	}
+}
+
+func (w *window) lockShared(h *winHeader) error {
+	for i := 0; ; i++ {
+		v := atomic.LoadUint32(&h.lock)
+		if v&lockExcl == 0 {
+			if atomic.CompareAndSwapUint32(&h.lock, v, v+1) {
+				return nil
+			}
+			continue
+		}
+		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
+			return err
+		}
+	}
+}
+
+func (w *window) lockExclusive(h *winHeader) error {
+	for i := 0; ; i++ {
+		v := atomic.LoadUint32(&h.lock)
+		if v == 0 && atomic.CompareAndSwapUint32(&h.lock, 0, lockExcl) {
+			return nil
+		}
+		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
+			return err
+		}
+	}
+}
+
+func (h *winHeader) unlock(typ uint8) {
+	if typ == rma.LockExclusive {
+		atomic.StoreUint32(&h.lock, 0)
+	} else {
+		atomic.AddUint32(&h.lock, ^uint32(0))
+	}
+	wakeIf(&h.lock, &h.lockWait)
+}
+
+// lockAcc takes the accumulate lock of a target. Its holders never wait
+// for anything while they hold it, so it waits without giving up.
+func (w *window) lockAcc(h *winHeader) {
+	for i := 0; ; i++ {
+		if atomic.CompareAndSwapUint32(&h.acc, 0, 1) {
+			return
+		}
+		w.pause(i, &h.acc, &h.accSleep, 1)
+	}
+}
+
+func (h *winHeader) unlockAcc() {
+	atomic.StoreUint32(&h.acc, 0)
+	wakeIf(&h.acc, &h.accSleep)
+}
+
+// barrierDirect is the fence's barrier on the direct path: a counter and a
+// generation in rank 0's header (the last rank to arrive resets the one
+// and advances the other).
+func (w *window) barrierDirect() error {
+	h := w.hdrs[0]
+	gen := atomic.LoadUint32(&h.barGen)
+	if atomic.AddUint32(&h.barCount, 1) == uint32(w.n) {
+		atomic.StoreUint32(&h.barCount, 0)
+		atomic.AddUint32(&h.barGen, 1)
+		wakeIf(&h.barGen, &h.barSleep)
+		return nil
+	}
+	for i := 0; atomic.LoadUint32(&h.barGen) == gen; i++ {
+		if err := w.pause(i, &h.barGen, &h.barSleep, gen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// at returns count elements of target's memory from disp (already checked).
+func (w *window) at(target, disp, count int) []byte {
+	return w.peers[target][disp*w.elem : (disp+count)*w.elem]
+}
+
+// accDirect combines origin into target's elements (old receives them as
+// they were when old is not nil).
+func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, count int) {
+	dst := w.at(target, disp, count)
+	atomic8 := rma.Atomic8(w.kind, w.elem)
+	if !atomic8 {
+		w.lockAcc(w.hdrs[target])
+		defer w.hdrs[target].unlockAcc()
+	}
+	if old != nil {
+		rma.FetchApply(code, w.kind, w.elem, dst, origin, old)
+		return
+	}
+	rma.Apply(code, w.kind, w.elem, dst, origin)
+}
+
+func (w *window) casDirect(originCompare, result []byte, target, disp int) {
+	dst := w.at(target, disp, 1)
+	if !rma.Atomic8(w.kind, w.elem) {
+		w.lockAcc(w.hdrs[target])
+		defer w.hdrs[target].unlockAcc()
+	}
+	rma.CAS(w.elem, dst, originCompare[:w.elem], originCompare[w.elem:], result)
+}
+
+// fence orders this rank's direct stores before what follows (a Flush).
+func fence() {
+	var v atomic.Int64
+	v.Add(1)
+}

@@ -1,0 +1,104 @@
+//go:build !mpi && !mpich
+
+package gompi_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/gompi"
+)
+
+// winRecorder keeps the one-sided events of rank 0.
+type winRecorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *winRecorder) Begin(ev gompi.Event) uint64 {
+	if ev.Comm == nil || ev.Comm.Rank() != 0 || ev.Routine < gompi.RoutineWinCreate {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	win := "?"
+	if ev.Window > 0 {
+		win = "w"
+	}
+	r.events = append(r.events, fmt.Sprintf("%s %s peer=%d bytes=%d epoch=%s", ev.Routine, win, ev.Peer, ev.Bytes, ev.Epoch))
+	return 0
+}
+
+func (r *winRecorder) End(uint64, gompi.Status, error) {}
+
+// TestTracerSeesWindowCalls: every window call reaches the tracer with the
+// window, the target, the bytes and the epoch that gives access.
+func TestTracerSeesWindowCalls(t *testing.T) {
+	rec := &winRecorder{}
+	gompi.SetTracer(rec)
+	defer gompi.SetTracer(nil)
+	run(t, 2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int32](c, 4)
+		if err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		if err := w.Lock(gompi.LockShared, 1); err != nil {
+			return err
+		}
+		var old int32
+		if err := w.FetchAndOp(1, &old, 1, 0, gompi.Sum[int32]()); err != nil {
+			return err
+		}
+		if err := w.Unlock(1); err != nil {
+			return err
+		}
+		if err := w.Put(nil, 1, 0); err == nil {
+			return fmt.Errorf("a Put outside any epoch succeeded")
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		return w.Free()
+	})
+	want := []string{
+		"Win_allocate ? peer=-1 bytes=16 epoch=none",
+		"Win_fence w peer=-1 bytes=-1 epoch=none",
+		"Put w peer=1 bytes=8 epoch=fence",
+		"Win_fence w peer=-1 bytes=-1 epoch=fence",
+		"Win_lock w peer=1 bytes=-1 epoch=fence",
+		"Fetch_and_op w peer=1 bytes=4 epoch=lock",
+		"Win_unlock w peer=1 bytes=-1 epoch=lock",
+		"Put w peer=1 bytes=0 epoch=none",
+		"Win_free w peer=-1 bytes=-1 epoch=none",
+	}
+	if !slices.Equal(rec.events, want) {
+		t.Errorf("rank 0's window events:\n%v\nwant:\n%v", rec.events, want)
+	}
+	for r := gompi.RoutineWinCreate; r <= gompi.RoutineWinSync; r++ {
+		if r.String() == "Routine(?)" {
+			t.Errorf("routine %d has no name", r)
+		}
+	}
+}
+
+// TestRMAWithoutDirectPath runs RMA cases with the same-host path off: every
+// window then goes by message, allocated and shared ones included (shared
+// windows still map each other's memory for SharedQuery).
+func TestRMAWithoutDirectPath(t *testing.T) {
+	t.Setenv("GOMPI_RMA_SHM", "0")
+	for _, name := range []string{"RMAEveryOpEverySync", "RMACounterFetchAndOp", "RMAExclusiveLockIsExclusive"} {
+		tc := caseNamed(t, name)
+		t.Run(name, func(t *testing.T) { runCase(t, 3, tc.Run) })
+	}
+}
