@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/internal/jobenv"
@@ -323,6 +325,9 @@ func pmiAbort(rank, code int) {
 			}
 		}
 	}
+	// The step's cancellation (SIGTERM from srun) must not overtake this
+	// rank's own exit with the code, which follows at once.
+	signal.Ignore(syscall.SIGTERM)
 	cl.Abort(fmt.Sprintf("rank %d called Abort(%d)", rank, code))
 }
 
