@@ -11,6 +11,10 @@ import "github.com/gompi/gompi/gompi/internal/base"
 // sweepLost runs from the progress goroutine and from waiting threads after
 // each sleep.
 
+// maxSweepDeferrals bounds how many sweeps wait for a cell being linked in
+// this rank's queue before the lost peers' requests fail all the same.
+const maxSweepDeferrals = 100
+
 // sweepLost fails the pending requests of the peers found gone since the
 // last sweep. Caller holds neither p.mu nor a peer's lock.
 func (p *Proc) sweepLost() {
@@ -27,7 +31,22 @@ func (p *Proc) sweepLost() {
 	p.pushQueued() // fails the queued sends of gone peers
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.drainLocked() // what the peers sent before they went is still theirs
+	// What the peers sent before they went is still theirs: drain the queue
+	// whole (drainLocked takes a bounded batch). A cell still being linked
+	// (Pop gives up on it for now) may hide a gone peer's last message
+	// behind it, so the sweep waits for a later round while that lasts;
+	// after many rounds the pusher is taken to have died mid-push.
+	for i := 0; i < 64; i++ {
+		p.drainLocked()
+		if p.seg.Empty(p.local) {
+			break
+		}
+	}
+	if !p.seg.Empty(p.local) && p.sweepDeferred < maxSweepDeferrals {
+		p.sweepDeferred++
+		return
+	}
+	p.sweepDeferred = 0
 	var fresh []int32
 	for w := range p.swept {
 		if w != p.rank && !p.swept[w].Load() && p.peerGone(int32(w)) {

@@ -74,9 +74,10 @@ type Proc struct {
 	boxesUsed int   // outbound fast boxes given out
 	queuedN   int32 // sends waiting in the peers' send queues (sendq.go)
 
-	out     []peerOut               // sending state per world rank
-	swept   []atomic.Bool           // per world rank: gone, and its requests failed (lost.go)
-	inboxes atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
+	out           []peerOut               // sending state per world rank
+	swept         []atomic.Bool           // per world rank: gone, and its requests failed (lost.go)
+	sweepDeferred int                     // sweeps put off for a cell being linked (lost.go); under mu
+	inboxes       atomic.Pointer[[]inbox] // fast boxes this rank reads (copy on write, under mu)
 
 	hasStreams   atomic.Bool
 	queued       atomic.Int32 // queuedN, for lock-free looks
