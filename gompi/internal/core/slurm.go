@@ -296,6 +296,10 @@ func pmiStarted(p *Proc) {
 		for !pmi.stopWatch.Load() {
 			if rank, code, ok := p.seg.WaitAbort(time.Hour); ok {
 				if rank != p.rank {
+					// The aborting rank cancels the step as soon as this
+					// rank is marked dead: its SIGTERM must not overtake
+					// the exit with the code.
+					signal.Ignore(syscall.SIGTERM)
 					p.seg.SetState(p.local, shm.StateDead)
 					os.Exit(code)
 				}
@@ -320,7 +324,7 @@ func pmiAbort(rank, code int) {
 	if p != nil {
 		deadline := time.Now().Add(time.Second)
 		for l := 0; l < p.seg.Layout().NRanks; l++ {
-			for l != p.local && p.seg.State(l) == shm.StateRunning && time.Now().Before(deadline) {
+			for l != p.local && p.seg.State(l) < shm.StateFinalized && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
 		}
