@@ -89,6 +89,11 @@ func fakeSrun(t *testing.T, n int, nodeOf func(int) int, prog string, args ...st
 		<-done
 		t.Fatalf("the step hung; stderr:\n%s", st.stderr())
 	}
+	// An abort is never answered: the task may exit before the server has
+	// read it.
+	if !st.srv.Wait(10 * time.Second) {
+		t.Errorf("a PMI-2 connection stayed open after every task exited")
+	}
 	return st
 }
 

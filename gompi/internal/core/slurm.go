@@ -291,6 +291,7 @@ func pmiStarted(p *Proc) {
 		}()
 	}
 	pmi.watchDone = make(chan struct{})
+	leader := pmi.segFD != nil
 	go func() {
 		defer close(pmi.watchDone)
 		for !pmi.stopWatch.Load() {
@@ -301,6 +302,7 @@ func pmiStarted(p *Proc) {
 					// the exit with the code.
 					signal.Ignore(syscall.SIGTERM)
 					p.seg.SetState(p.local, shm.StateDead)
+					waitNodeMatesOpened(p, leader, abortGrace)
 					os.Exit(code)
 				}
 				return
@@ -315,24 +317,47 @@ func pmiStarted(p *Proc) {
 // next.
 func pmiAbort(rank, code int) {
 	pmi.Lock()
-	cl, p := pmi.cl, pmi.proc
+	cl, p, leader := pmi.cl, pmi.proc, pmi.segFD != nil
 	pmi.Unlock()
 	if cl == nil {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "gompi: rank %d called Abort(%d): cancelling the step\n", rank, code)
 	if p != nil {
-		deadline := time.Now().Add(time.Second)
+		deadline := time.Now().Add(abortGrace)
 		for l := 0; l < p.seg.Layout().NRanks; l++ {
 			for l != p.local && p.seg.State(l) < shm.StateFinalized && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
 		}
+		waitNodeMatesOpened(p, leader, abortGrace)
 	}
 	// The step's cancellation (SIGTERM from srun) must not overtake this
 	// rank's own exit with the code, which follows at once.
 	signal.Ignore(syscall.SIGTERM)
 	cl.Abort(fmt.Sprintf("rank %d called Abort(%d)", rank, code))
+}
+
+// abortGrace bounds how long an abort waits for the node's other ranks to
+// end with the code (and, on the node's first rank, to have opened the
+// segment) before the step is cancelled: ranks still starting need the time.
+const abortGrace = 5 * time.Second
+
+// waitNodeMatesOpened returns once every rank of the node has opened the
+// segment (its pid is in it), or after wait. Only the node's first rank,
+// through whose /proc entry the others open the segment, waits: were it to
+// exit first, a rank still starting up would fail to open it and end with
+// a start-up error instead of the abort's code.
+func waitNodeMatesOpened(p *Proc, leader bool, wait time.Duration) {
+	if !leader {
+		return
+	}
+	deadline := time.Now().Add(wait)
+	for l := 0; l < p.seg.Layout().NRanks; l++ {
+		for p.seg.PID(l) == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // pmiFailed reports a start-up error and cancels the step.
@@ -379,12 +404,7 @@ func pmiFinalize() {
 		// it stays until each has (its pid is in the segment), or until
 		// they are given up on.
 		if p := pmi.proc; p != nil {
-			deadline := time.Now().Add(jobenv.DefaultConnectTimeout)
-			for l := 0; l < p.seg.Layout().NRanks; l++ {
-				for p.seg.PID(l) == 0 && time.Now().Before(deadline) {
-					time.Sleep(time.Millisecond)
-				}
-			}
+			waitNodeMatesOpened(p, true, jobenv.DefaultConnectTimeout)
 		}
 		pmi.segFD.Close()
 	}

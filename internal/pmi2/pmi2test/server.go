@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/gompi/gompi/internal/pmi2"
 )
@@ -41,6 +42,7 @@ type Server struct {
 	aborted  bool
 	abortMsg string
 	log      []string
+	serving  sync.WaitGroup // one per connection being served
 }
 
 // New returns a server for size tasks.
@@ -56,6 +58,20 @@ func (s *Server) Aborted() (bool, string) {
 	return s.aborted, s.abortMsg
 }
 
+// Wait returns once every connection has ended (each task exited or
+// finalized), so that what the tasks sent last (an abort is never answered)
+// has been handled; false if some connection is still open after d.
+func (s *Server) Wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { s.serving.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // Log returns the commands received, as "RANK CMD", in order.
 func (s *Server) Log() []string {
 	s.mu.Lock()
@@ -67,7 +83,7 @@ func (s *Server) Log() []string {
 // of the given rank, and serves the server end.
 func (s *Server) Pipe(rank int) io.ReadWriteCloser {
 	c, srv := net.Pipe()
-	go s.Serve(srv, rank)
+	s.goServe(srv, rank)
 	return c
 }
 
@@ -94,7 +110,7 @@ func (s *Server) Socket(rank int) (*os.File, error) {
 		syscall.Close(fds[0])
 		return nil, err
 	}
-	go s.Serve(srv, rank)
+	s.goServe(srv, rank)
 	return os.NewFile(uintptr(fds[0]), "pmi-client"), nil
 }
 
@@ -115,6 +131,18 @@ func (s *Server) node(rank int) int {
 // Serve answers the task of the given rank on c until it finalizes or the
 // connection ends.
 func (s *Server) Serve(c net.Conn, rank int) {
+	s.serving.Add(1)
+	s.serve(c, rank)
+}
+
+// goServe serves c in a goroutine, counted before it starts (for Wait).
+func (s *Server) goServe(c net.Conn, rank int) {
+	s.serving.Add(1)
+	go s.serve(c, rank)
+}
+
+func (s *Server) serve(c net.Conn, rank int) {
+	defer s.serving.Done()
 	defer c.Close()
 	r := bufio.NewReader(c)
 	line, err := r.ReadString('\n')
