@@ -11,7 +11,7 @@ import (
 )
 
 // The shared-memory algorithms ("shm") belong to the pure-Go runtime; the
-// collective cases every backend passes are in internal/conformance.
+// collective cases every backend passes are in test/conformance/suite.
 
 func TestShmMismatchCaughtBySignatures(t *testing.T) {
 	run(t, 4, func(c *gompi.Comm) error {

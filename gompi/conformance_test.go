@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/gompi"
-	"github.com/gompi/gompi/internal/conformance"
+	"github.com/gompi/gompi/test/conformance/suite"
 )
 
 // TestConformance runs the conformance suite with ranks as goroutines, once
 // per communicator size each case asks for. The same cases run over MPI
 // under mpirun (test/conformance, built with -tags mpi).
 func TestConformance(t *testing.T) {
-	for _, tc := range conformance.Cases(conformance.Options{Short: testing.Short()}) {
+	for _, tc := range suite.Cases(suite.Options{Short: testing.Short()}) {
 		t.Run(tc.Name, func(t *testing.T) {
 			if len(tc.Ranks) == 1 {
 				runCase(t, tc.Ranks[0], tc.Run)
@@ -36,7 +36,7 @@ func runCase(t *testing.T, n int, fn func(c *gompi.Comm) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := gompi.RunContext(ctx, n, fn)
-	if errors.Is(err, conformance.ErrSkip) {
+	if errors.Is(err, suite.ErrSkip) {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -44,12 +44,12 @@ func runCase(t *testing.T, n int, fn func(c *gompi.Comm) error) {
 	}
 }
 
-func caseNamed(t *testing.T, name string) conformance.Case {
-	for _, tc := range conformance.Cases(conformance.Options{}) {
+func caseNamed(t *testing.T, name string) suite.Case {
+	for _, tc := range suite.Cases(suite.Options{}) {
 		if tc.Name == name {
 			return tc
 		}
 	}
 	t.Fatalf("no conformance case %q", name)
-	return conformance.Case{}
+	return suite.Case{}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/gompi/gompi/gompi"
 )
 
-// The cases every backend must pass are in internal/conformance, and
+// The cases every backend must pass are in test/conformance/suite, and
 // conformance_test.go runs them here under gompi.Run. This file keeps what
 // only the in-process mode can show (a rank leaving the job, Abort, the run's
 // context) and the pure-Go runtime's own protocol variants.

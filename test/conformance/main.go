@@ -1,5 +1,5 @@
 // Command conformance runs gompi's API conformance suite
-// (internal/conformance) on the world communicator of a real job: over MPI
+// (test/conformance/suite) on the world communicator of a real job: over MPI
 // when built with -tags mpi and started by mpirun, over the pure-Go runtime's
 // processes when started by golaunch.
 //
@@ -26,7 +26,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gompi/gompi/gompi"
-	"github.com/gompi/gompi/internal/conformance"
+	"github.com/gompi/gompi/test/conformance/suite"
 )
 
 func main() {
@@ -54,7 +54,7 @@ func main() {
 	say("# conformance over the %s backend, %d ranks\n", gompi.Backend(), n)
 	var passed, failed, skipped int
 	start := time.Now()
-	for _, tc := range conformance.Cases(conformance.Options{Short: *short}) {
+	for _, tc := range suite.Cases(suite.Options{Short: *short}) {
 		if !re.MatchString(tc.Name) {
 			continue
 		}
@@ -76,7 +76,7 @@ func main() {
 			// skipped.
 			outcome := []int32{0}
 			switch {
-			case errors.Is(err, conformance.ErrSkip):
+			case errors.Is(err, suite.ErrSkip):
 				outcome[0] = 1
 			case err != nil:
 				outcome[0] = 2
@@ -116,7 +116,7 @@ func main() {
 }
 
 // runCase runs tc on the first p ranks of world; the others only wait.
-func runCase(world *gompi.Comm, tc conformance.Case, p int, name string, timeout time.Duration) error {
+func runCase(world *gompi.Comm, tc suite.Case, p int, name string, timeout time.Duration) error {
 	watchdog := time.AfterFunc(timeout, func() {
 		fmt.Fprintf(os.Stderr, "rank %d: %s did not finish within %v: aborting the job\n", world.Rank(), name, timeout)
 		gompi.Abort(3)

@@ -1,4 +1,4 @@
-// Package conformance holds the API conformance suite of gompi: cases that
+// Package suite holds the API conformance suite of gompi: cases that
 // every backend must pass, each a function of a communicator and the sizes
 // of communicator it runs on. One suite, run two ways:
 //
@@ -20,7 +20,11 @@
 // not check that ranks agree on their arguments; the shared-memory
 // algorithms exist only over the pure-Go runtime), the case says so and
 // branches on gompi.Backend().
-package conformance
+//
+// It sits on top of the API, so it lives under test/ (the home of the
+// end-to-end tests) and not under the top-level internal/, which is ground
+// every package may import.
+package suite
 
 import (
 	"errors"
