@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/coll"
-	"github.com/gompi/gompi/gompi/internal/backend"
 	"github.com/gompi/gompi/gompi/internal/base"
 )
 
@@ -23,6 +22,33 @@ import (
 // The nonblocking forms (Ibarrier, Ibcast, ...) return a Request at once and
 // run the same algorithm in the background; the buffers belong to gompi until
 // the request completes.
+
+// installCollectives adds the runtime's own algorithms to package coll's
+// registry and decides where selection uses them; it is the one place that
+// does, run once at start-up. Under the MPI backend the library's own
+// collectives ("mpi", native_mpi.go) come first in every rule and stay the
+// default. In the pure-Go runtime the shared-memory algorithms ("shm",
+// shmcoll.go) come first where they are measured to win. "shm" is
+// registered in both builds (named explicitly under MPI it reports itself
+// unavailable: the communicator has no scratch area in gompi's segment).
+func installCollectives() error {
+	if err := registerNative(); err != nil {
+		return err
+	}
+	if err := registerShm(); err != nil {
+		return err
+	}
+	if nativeColl {
+		return nil
+	}
+	return preferShmWhereFaster()
+}
+
+func init() {
+	if err := installCollectives(); err != nil {
+		panic("gompi: installing the runtime's collective algorithms: " + err.Error())
+	}
+}
 
 // CollOption tunes one collective call.
 type CollOption = coll.Option
@@ -121,10 +147,6 @@ func (x *collComm) Irecv(buf []byte, src, tag int) (coll.Request, error) {
 	return x.c.c.CollIrecv(buf, src, x.base+tag), nil
 }
 func (x *collComm) ChooseAlgorithm(op coll.Operation, _, _ int) string { return x.c.colls.get(op) }
-
-// Backend exposes the engine communicator to the runtime's own collective
-// algorithms (the shared-memory ones).
-func (x *collComm) Backend() *backend.Comm { return x.c.c }
 
 // collClasses are the runtime classes a failure inside an algorithm keeps.
 var collClasses = []error{base.ErrPeerLost, base.ErrTimeout, base.ErrAborted, base.ErrNotSupported, base.ErrComm}

@@ -19,7 +19,10 @@ const nativeColl = true
 // nativeAlgorithm is the name of MPI's own collectives in coll's registry.
 const nativeAlgorithm = "mpi"
 
-func init() {
+// registerNative adds MPI's own collectives to package coll's registry and
+// puts them first in every rule of the selection table (called by
+// installCollectives, collectives.go).
+func registerNative() error {
 	for _, op := range coll.Operations() {
 		err := coll.Register(coll.Algorithm{
 			Op: op, Name: nativeAlgorithm,
@@ -33,16 +36,17 @@ func init() {
 			Run: func(c coll.Comm, a *coll.Args) error { return c.(*collComm).c.c.Coll(op, a) },
 		})
 		if err != nil {
-			panic(err)
+			return err
 		}
 		rules := coll.Table(op)
 		for i := range rules {
 			rules[i].Use = append([]string{nativeAlgorithm}, rules[i].Use...)
 		}
 		if err := coll.SetTable(op, rules); err != nil {
-			panic(err)
+			return err
 		}
 	}
+	return nil
 }
 
 // startNative starts MPI's own nonblocking form of op, in call order.

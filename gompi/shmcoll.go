@@ -128,21 +128,15 @@ func reachable(rules []coll.Rule) []coll.Rule {
 	return out
 }
 
-func init() {
-	defer func() {
-		if nativeColl {
-			// Under the MPI backend the library's own collectives stay
-			// the default (native_mpi.go); "shm" needs gompi's segment.
-			return
-		}
-		for _, p := range shmPreferred {
-			if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
-				panic(err)
-			}
-		}
-	}()
+// registerShm adds the shared-memory algorithms to package coll's registry
+// under the name "shm". They are available only on the runtime's own
+// communicators (not when coll runs over a simulator or another transport),
+// for blocking calls, on a communicator with a scratch area in the host's
+// segment that holds the call. Where selection tries them first is
+// preferShmWhereFaster's business; installCollectives (collectives.go) calls
+// both.
+func registerShm() error {
 	for _, s := range shmAlgs {
-		s := s
 		err := coll.Register(coll.Algorithm{
 			Op: s.op, Name: "shm", Summary: s.summary,
 			Cost:        coll.Cost{Formula: s.cost},
@@ -158,9 +152,21 @@ func init() {
 			Run: func(c coll.Comm, a *coll.Args) error { return runShm(c.(*collComm), s, a) },
 		})
 		if err != nil {
-			panic(err)
+			return err
 		}
 	}
+	return nil
+}
+
+// preferShmWhereFaster puts "shm" first in the selection table where
+// shmPreferred says it wins.
+func preferShmWhereFaster() error {
+	for _, p := range shmPreferred {
+		if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runShm runs one shared-memory collective: write, meet, check, read.

@@ -3,7 +3,9 @@
 // Package backend selects what runs below the gompi API: the pure-Go engine
 // by default, or (with build tag mpi) a real MPI library. Both provide the
 // same types with the same methods, so the API package compiles against
-// either and calls them directly, with no interface on the hot path.
+// either and calls them directly, with no interface on the hot path. The
+// methods both must have are written down once, as interfaces checked at
+// compile time in every build (contract.go).
 package backend
 
 import "github.com/gompi/gompi/gompi/internal/core"
