@@ -35,6 +35,7 @@ type remoteHost struct {
 	started int
 	done    bool // the agent sent done
 	exited  bool
+	forced  bool // golaunch killed the agent: its end is not news
 	errTail *tail
 }
 
@@ -146,7 +147,10 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 			case ev.end == "exit":
 				h.exited = true
 				running--
-				if !h.done && !stopping {
+				// A lost agent is reported even when the job is already
+				// stopping: the ranks that lost their peers on it often
+				// fail first, and the lost host is what explains them.
+				if !h.done && !h.forced {
 					_, code := describe(ev.err)
 					stop(failure{2, fmt.Sprintf("host %s: the agent (%s) %s before its ranks ended%s",
 						h.name, strings.Join(h.cmd.Args, " "), describeShort(ev.err), h.errTail.say()), nonzero(code)})
@@ -213,6 +217,7 @@ func runHosts(ctx context.Context, cfg Config) (Result, error) {
 			// started (its ranks die with it: PR_SET_PDEATHSIG).
 			for _, h := range hosts {
 				if h != nil && h.cmd != nil && !h.exited {
+					h.forced = true
 					unix.Kill(-h.cmd.Process.Pid, unix.SIGKILL)
 				}
 			}

@@ -235,7 +235,7 @@ func trial(dir, self string, n int, transport string, v victim, delay, limit tim
 			problems = append(problems, fmt.Sprintf("golaunch did not name rank %d", v.rank))
 		}
 	case "link":
-		if !strings.Contains(stderr.String(), "host "+remoteHost) {
+		if !strings.Contains(stderr.String(), "golaunch: host "+remoteHost+":") {
 			problems = append(problems, "golaunch did not name host "+remoteHost)
 		}
 	}

@@ -19,8 +19,12 @@ import (
 )
 
 // statusKB reads a "Name: N kB" line of /proc/self/status.
-func statusKB(name string) int64 {
-	b, _ := os.ReadFile("/proc/self/status")
+func statusKB(name string) int64 { return procKB("/proc/self/status", name) }
+
+// procKB reads the field name, in kB, of a /proc file of the form
+// "Name:   123 kB" (status, smaps_rollup); -1 if it is not there.
+func procKB(file, name string) int64 {
+	b, _ := os.ReadFile(file)
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, name+":"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)

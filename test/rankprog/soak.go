@@ -48,7 +48,7 @@ func soak(c *gompi.Comm, arg int) error {
 	// partners and touched its share of the segment.
 	warm := max(5*time.Second, time.Duration(secs)*time.Second/5)
 	nextReport := start.Add(5 * time.Second)
-	var first, firstAnon int64
+	var first, firstAnon, firstPss int64
 	for round := 0; ; round++ {
 		// Everyone agrees on when to stop: rank 0's clock, by Allreduce.
 		stop := []int64{0}
@@ -66,32 +66,37 @@ func soak(c *gompi.Comm, arg int) error {
 			return err
 		}
 		if got[1] != 0 || got[0] != 0 {
-			// Resident memory, and its private (anonymous) part: the
-			// segment's pages count in the first as a rank touches them,
-			// up to the segment's size; a leak shows in the second. Go's
+			// Resident memory, its private (anonymous) part, and the
+			// proportional set size: the segment's pages count in the
+			// first as each rank touches them (so the sum over ranks
+			// counts a shared page once per rank that touched it), up to
+			// the segment's size; a leak shows in the second; the sum of
+			// the third is what the machine holds for the job. Go's
 			// heap grows to 4 MiB of garbage before its first collection,
 			// which at this pace takes minutes: collect, and give the free
 			// pages back, before looking, so that what is measured is what
 			// is alive.
 			debug.FreeOSMemory()
-			rss := []int64{statusKB("VmRSS"), statusKB("RssAnon")}
-			all := make([]int64, 2*n)
+			rss := []int64{statusKB("VmRSS"), statusKB("RssAnon"), procKB("/proc/self/smaps_rollup", "Pss")}
+			all := make([]int64, 3*n)
 			if err := gompi.Gather(c, rss, all, 0); err != nil {
 				return err
 			}
 			if me == 0 {
-				var sum, anon int64
+				var sum, anon, pss int64
 				for r := 0; r < n; r++ {
-					sum += all[2*r]
-					anon += all[2*r+1]
+					sum += all[3*r]
+					anon += all[3*r+1]
+					pss += all[3*r+2]
 				}
 				if first == 0 && time.Since(start) >= warm {
-					first, firstAnon = sum, anon
+					first, firstAnon, firstPss = sum, anon, pss
 				}
-				fmt.Printf("soak: t=%.0fs rounds=%d rss_total=%d KiB anon_total=%d KiB\n", time.Since(start).Seconds(), round, sum, anon)
+				fmt.Printf("soak: t=%.0fs rounds=%d rss_total=%d KiB anon_total=%d KiB pss_total=%d KiB\n", time.Since(start).Seconds(), round, sum, anon, pss)
 				if got[0] != 0 {
-					fmt.Printf("soak: %d ranks, %d rounds in %.0f s, no error; since the first report after %.0f s of warm-up: private memory %+.1f%%, resident %+.1f%% (shared pages touched)\n",
-						n, round, time.Since(start).Seconds(), warm.Seconds(), 100*float64(anon-firstAnon)/float64(firstAnon), 100*float64(sum-first)/float64(first))
+					growth := func(now, then int64) float64 { return 100 * float64(now-then) / float64(then) }
+					fmt.Printf("soak: %d ranks, %d rounds in %.0f s, no error; since the first report after %.0f s of warm-up: private memory %+.1f%%, proportional (PSS, what the machine holds) %+.1f%%, resident %+.1f%% (counts a shared page once per rank that touched it)\n",
+						n, round, time.Since(start).Seconds(), warm.Seconds(), growth(anon, firstAnon), growth(pss, firstPss), growth(sum, first))
 				}
 			}
 		}
