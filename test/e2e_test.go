@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = dir
-	for _, p := range []string{"../launcher/golaunch", "./rankprog", "../examples/hello", "../examples/ring", "../examples/pingpong", "../expert/goexpert", "../benches"} {
+	for _, p := range []string{"../launcher/golaunch", "./rankprog", "../examples/hello", "../examples/ring", "../examples/pingpong", "../expert/goexpert", "../benches", "./faults"} {
 		cmd := exec.Command("go", "build", "-o", dir+"/", p)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", p, err, out)
