@@ -110,6 +110,19 @@ const (
 	RoutineWinFlushLocal
 	RoutineWinFlushLocalAll
 	RoutineWinSync
+	// Matched probes, the request calls and communicator constructors added
+	// after the windows.
+	RoutineMprobe
+	RoutineImprobe
+	RoutineMrecv
+	RoutineImrecv
+	RoutineSendrecvReplace
+	RoutineTestsome
+	RoutineRequestFree
+	RoutineCommCreate
+	RoutineCommCreateGroup
+	RoutineCommSplitType
+	RoutineCartCreate
 	routineCount
 )
 
@@ -133,14 +146,32 @@ var opNames = [...]string{
 	RoutineSendInit: "Send_init", RoutineSsendInit: "Ssend_init", RoutineRsendInit: "Rsend_init", RoutineRecvInit: "Recv_init",
 }
 
+var laterRoutineNames = [...]string{"Mprobe", "Improbe", "Mrecv", "Imrecv", "Sendrecv_replace", "Testsome",
+	"Request_free", "Comm_create", "Comm_create_group", "Comm_split_type", "Cart_create"}
+
+// One name for each routine from RoutineMprobe on (a compile error if not).
+var _ [len(laterRoutineNames)]struct{} = [routineCount - RoutineMprobe]struct{}{}
+
 func (o Routine) String() string {
-	if int(o) < len(opNames) && opNames[o] != "" {
+	switch {
+	case int(o) < len(opNames) && opNames[o] != "":
 		return opNames[o]
-	}
-	if o >= RoutineWinCreate && o < routineCount {
+	case o >= RoutineWinCreate && o <= RoutineWinSync:
 		return winRoutineNames[o-RoutineWinCreate]
+	case o >= RoutineMprobe && o < routineCount:
+		return laterRoutineNames[o-RoutineMprobe]
 	}
 	return "Routine(?)"
+}
+
+// routineNames lists every routine's name by code, as a trace file stores
+// them ("" for code 0).
+func routineNames() []string {
+	names := make([]string, routineCount)
+	for o := RoutineInit; o < routineCount; o++ {
+		names[o] = o.String()
+	}
+	return names
 }
 
 // Event describes one call as it begins.

@@ -144,6 +144,31 @@ gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name) {
 	return r;
 }
 
+/* The communicator of the ranks of c listed (ranks of c, in the new order),
+ * made by them alone (MPI_Comm_create_group). */
+gompi_comm gompi_comm_create_group(gompi_h c, int n, const int *ranks, int tag, const char *name) {
+	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
+	MPI_Comm nc = MPI_COMM_NULL;
+	MPI_Group all = MPI_GROUP_NULL, sub = MPI_GROUP_NULL;
+	LOCK();
+	r.err = MPI_Comm_group(COMM(c), &all);
+	if (r.err == MPI_SUCCESS)
+		r.err = MPI_Group_incl(all, n, ranks, &sub);
+	if (r.err == MPI_SUCCESS)
+		r.err = MPI_Comm_create_group(COMM(c), sub, tag, &nc);
+	if (r.err == MPI_SUCCESS && nc != MPI_COMM_NULL) {
+		MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(nc, (char *)name);
+	}
+	if (sub != MPI_GROUP_NULL)
+		MPI_Group_free(&sub);
+	if (all != MPI_GROUP_NULL)
+		MPI_Group_free(&all);
+	UNLOCK();
+	r.comm = (gompi_h)nc;
+	return r;
+}
+
 gompi_comm gompi_comm_shared(gompi_h c) {
 	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
 	MPI_Comm nc = MPI_COMM_NULL;

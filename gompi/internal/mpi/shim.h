@@ -109,6 +109,7 @@ gompi_comm gompi_comm_dup(gompi_h c, const char *name);
 gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name);
 int gompi_comm_free(gompi_h c);
 int gompi_translate_ranks(gompi_h c, int n, int *world);
+gompi_comm gompi_comm_create_group(gompi_h c, int n, const int *ranks, int tag, const char *name);
 gompi_comm gompi_comm_shared(gompi_h c);
 int gompi_processor_name(char *buf, int len);
 int gompi_allgather_names(const char *mine, char *all, int len);
