@@ -184,8 +184,11 @@ type Event struct {
 	Peer  int // destination, source or root; -1 when none
 	Tag   int // -1 when none
 	Bytes int // bytes sent or the receive buffer's size; -1 when none
-	// Req is the request a Wait, Test, Start or Cancel is about, so that a
-	// tracer can tie it to the call that made the request. The calls over
+	// Req is the request a Wait, Test, Start, Cancel or Request_free is
+	// about, so that a tracer can tie it to the call that made the request;
+	// for Mrecv, the request that receives the probed message (Imrecv
+	// returns it), whose address the built-in recorder also gives the
+	// Mprobe or Improbe that found the message. The calls over
 	// several requests (Waitall, Waitany, ...) report each request's
 	// completion as a Wait of its own, inside their event.
 	Req *Request
@@ -294,6 +297,33 @@ func (b *tracerBox) overRequests(op Routine, reqs []*Request, f func() (Status, 
 		}
 	}
 	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
+	st, err := f()
+	b.t.End(tok, st, err)
+	return st, err
+}
+
+// runProbe runs f, a matched probe, as routine op: the built-in recorder
+// learns the message found (by the address of the request that will
+// receive it), and that one was found.
+func (b *tracerBox) runProbe(op Routine, c *Comm, src, tag int, f func() (*Message, Status, bool, error)) (*Message, Status, bool, error) {
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: src, Tag: tag, Bytes: -1})
+	m, st, ok, err := f()
+	traced := st
+	if m == nil {
+		traced = base.EmptyStatus // no message: no status
+	}
+	if rec, isRec := b.t.(*recorder); isRec && m != nil {
+		rec.made(tok, m.request())
+		rec.completed(tok)
+	}
+	b.t.End(tok, traced, err)
+	return m, st, ok, err
+}
+
+// runStatusReq runs f, a call about request r (Mrecv: the request that
+// receives its message) that returns a status, as routine op.
+func (b *tracerBox) runStatusReq(op Routine, c *Comm, r *Request, n int, f func() (Status, error)) (Status, error) {
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: n, Req: r})
 	st, err := f()
 	b.t.End(tok, st, err)
 	return st, err

@@ -284,7 +284,8 @@ func peerOf(c *Comm, peer int, op Routine) int32 {
 
 func isReceive(op Routine) bool {
 	switch op {
-	case RoutineRecv, RoutineIrecv, RoutineProbe, RoutineIprobe, RoutineRecvInit, RoutineSendrecv:
+	case RoutineRecv, RoutineIrecv, RoutineProbe, RoutineIprobe, RoutineRecvInit, RoutineSendrecv,
+		RoutineMprobe, RoutineImprobe, RoutineSendrecvReplace:
 		return true
 	}
 	return false
