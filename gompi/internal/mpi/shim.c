@@ -464,6 +464,36 @@ gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg) {
 	return r;
 }
 
+/* gompi_improbe_recv is one round of matching for a queued receive of n
+ * bytes into buf: MPI_Improbe, then, if a message matched and fits in n
+ * bytes, MPI_Imrecv into buf and one MPI_Test, in one call from Go (a
+ * 0-byte exchange pays for one cgo call instead of three). A longer
+ * message is left to the caller (probe.msg) for its bounce buffer. */
+gompi_probe_recv_result gompi_improbe_recv(int src, int tag, gompi_h ch, char *buf, int n) {
+	gompi_probe_recv_result out = {{0}, 0, (gompi_h)MPI_REQUEST_NULL, {0}};
+	MPI_Status st = EMPTY_STATUS;
+	MPI_Message m = MPI_MESSAGE_NULL;
+	MPI_Request q = MPI_REQUEST_NULL;
+	LOCK();
+	out.probe.err = MPI_Improbe(SRC(src), TAG(tag), COMM(ch), &out.probe.flag, &m, &st);
+	if (out.probe.err == MPI_SUCCESS && out.probe.flag) {
+		fill_probe(&out.probe, &st);
+		if (out.probe.count <= n) {
+			out.received = 1;
+			out.st.err = MPI_Imrecv(buf, out.probe.count, MPI_BYTE, &m, &q);
+			if (out.st.err == MPI_SUCCESS) {
+				st = (MPI_Status)EMPTY_STATUS;
+				out.st.err = MPI_Test(&q, &out.st.flag, &st);
+			}
+		}
+	}
+	UNLOCK();
+	if (out.received && out.st.err == MPI_SUCCESS && out.st.flag) fill(&out.st, &st, 1);
+	out.probe.msg = (gompi_h)m;
+	out.req = (gompi_h)q;
+	return out;
+}
+
 gompi_status gompi_iprobe(int src, int tag, gompi_h ch) {
 	MPI_Comm c = COMM(ch);
 	gompi_status out = {0};

@@ -128,6 +128,17 @@ gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h c);
 gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h c);
 gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg);
 gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg);
+
+/* The outcome of gompi_improbe_recv: the probe's, then, if the message fit
+ * and was received, its request (MPI_REQUEST_NULL once complete) and, if
+ * it completed in the call, its status (st.flag set). */
+typedef struct {
+	gompi_mprobe_result probe;
+	int received;
+	gompi_h req;
+	gompi_status st;
+} gompi_probe_recv_result;
+gompi_probe_recv_result gompi_improbe_recv(int src, int tag, gompi_h c, char *buf, int n);
 gompi_status gompi_iprobe(int src, int tag, gompi_h c);
 
 gompi_req gompi_coll(int which, int nonblocking, int inplace, const char *sbuf, char *rbuf, int scount,
