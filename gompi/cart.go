@@ -99,7 +99,7 @@ func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Cart, erro
 	if c.Rank() >= n {
 		color = Undefined
 	}
-	sub, err := c.Split(color, c.Rank())
+	sub, err := c.split(RoutineCartCreate, color, c.Rank())
 	if err != nil || sub == nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package gompi
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
@@ -22,8 +23,10 @@ type Comm struct {
 	// world is 1, a child is a hash of its parent's id, how many children
 	// the parent had made before (every member creates them in the same
 	// order) and its color.
-	tid  uint32
-	kids atomic.Uint32
+	tid       uint32
+	kids      atomic.Uint32
+	groupMu   sync.Mutex
+	groupKids map[string]uint32 // CreateGroup calls made, by group and tag
 }
 
 func newComm(r *rank, c *backend.Comm) *Comm {
@@ -72,8 +75,33 @@ func (c *Comm) Dup() (*Comm, error) {
 
 // childID is the trace id of the next communicator made from c.
 func (c *Comm) childID(color int) uint32 {
-	h := uint32(2166136261) // FNV-1a over parent id, child number, color
-	for _, v := range [3]uint32{c.tid, c.kids.Add(1), uint32(color)} {
+	return traceID(c.tid, c.kids.Add(1), uint32(color))
+}
+
+// groupChildID is the trace id of the communicator CreateGroup makes of g
+// with tag. Only g's members call it, so it cannot advance the count of
+// children every member of c keeps; each member counts instead its calls
+// with this group and tag, which all members of g make in the same order.
+func (c *Comm) groupChildID(g Group, tag int) uint32 {
+	key := fmt.Sprint(tag, g.world)
+	c.groupMu.Lock()
+	if c.groupKids == nil {
+		c.groupKids = map[string]uint32{}
+	}
+	c.groupKids[key]++
+	n := c.groupKids[key]
+	c.groupMu.Unlock()
+	vals := []uint32{c.tid, n, uint32(tag), 0xffffffff} // the last tells it from childID's
+	for _, w := range g.world {
+		vals = append(vals, uint32(w))
+	}
+	return traceID(vals...)
+}
+
+// traceID hashes vals (FNV-1a) into a communicator's trace id.
+func traceID(vals ...uint32) uint32 {
+	h := uint32(2166136261)
+	for _, v := range vals {
 		for i := 0; i < 4; i++ {
 			h = (h ^ (v >> (8 * i) & 0xff)) * 16777619
 		}
@@ -89,11 +117,16 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.valid("Split"); err != nil {
 		return nil, err
 	}
+	return c.split(RoutineCommSplit, color, key)
+}
+
+// split is Split traced as op (Split, or the constructors made of it).
+func (c *Comm) split(op Routine, color, key int) (*Comm, error) {
 	if color < 0 && color != Undefined {
 		color = Undefined
 	}
 	var nc *backend.Comm
-	err := c.traced(RoutineCommSplit, -1, -1, -1, func() (err error) { nc, err = c.c.Split(color, key); return })
+	err := c.traced(op, -1, -1, -1, func() (err error) { nc, err = c.c.Split(color, key); return })
 	id := c.childID(color) // on every member, so that the count agrees
 	if err != nil || nc == nil {
 		return nil, err

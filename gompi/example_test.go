@@ -186,3 +186,31 @@ func ExampleComm_Create() {
 	})
 	// Output: world rank 4 is rank 2 of 3
 }
+
+// Only the members of the group call CreateGroup: here ranks 1 and 3 make
+// a communicator of their own while the others go on without them.
+func ExampleComm_CreateGroup() {
+	gompi.Run(4, func(c *gompi.Comm) error {
+		if c.Rank()%2 == 0 {
+			return nil // not in the group: no call at all
+		}
+		odds, err := c.Group().Incl([]int{3, 1})
+		if err != nil {
+			return err
+		}
+		pair, err := c.CreateGroup(odds, 0)
+		if err != nil {
+			return err
+		}
+		defer pair.Free()
+		sum := make([]int, 1)
+		if err := gompi.Allreduce(pair, []int{c.Rank()}, sum, gompi.Sum[int]()); err != nil {
+			return err
+		}
+		if pair.Rank() == 0 {
+			fmt.Println("world rank", c.Rank(), "is rank 0 of", pair.Size(), "; sum", sum[0])
+		}
+		return nil
+	})
+	// Output: world rank 3 is rank 0 of 2 ; sum 4
+}

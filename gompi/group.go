@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gompi/gompi/gompi/internal/backend"
 	"github.com/gompi/gompi/gompi/internal/base"
 )
 
@@ -178,7 +179,48 @@ func (c *Comm) Create(g Group) (*Comm, error) {
 	if i := g.indexOf(members.me); i != Undefined {
 		color, key = 0, i
 	}
-	return c.Split(color, key)
+	return c.split(RoutineCommCreate, color, key)
+}
+
+// CreateGroup makes a communicator of the ranks of g, a subset of c's, in
+// g's order (MPI_Comm_create_group). Unlike Create, only the members of g
+// call it: the other ranks of c go on with their work. tag (0..MaxTag)
+// tells apart calls on c that run at the same time from several
+// goroutines of the same ranks; calls by disjoint groups need no distinct
+// tags. A rank that is not in g gets nil at once. Calls whose groups share
+// ranks must be made in the same order by those ranks.
+func (c *Comm) CreateGroup(g Group, tag int) (*Comm, error) {
+	if err := c.valid("Comm.CreateGroup"); err != nil {
+		return nil, err
+	}
+	if tag < 0 || tag > MaxTag {
+		return nil, c.errf("Comm.CreateGroup", base.ErrTag, -1, tag, fmt.Sprintf("tag %d is outside 0..%d", tag, MaxTag), "")
+	}
+	rankOf := make(map[int]int, c.Size())
+	for r := range c.Size() {
+		rankOf[c.WorldRank(r)] = r
+	}
+	ranks := make([]int, len(g.world))
+	for i, w := range g.world {
+		r, ok := rankOf[w]
+		if !ok {
+			return nil, c.errf("Comm.CreateGroup", base.ErrArg, -1, tag,
+				fmt.Sprintf("world rank %d of the group is not a member of %s", w, c.c.Name()), "make the group from the communicator's own (c.Group())")
+		}
+		ranks[i] = r
+	}
+	if g.Rank() == Undefined {
+		return nil, nil
+	}
+	var nc *backend.Comm
+	err := c.traced(RoutineCommCreateGroup, -1, tag, -1, func() (err error) { nc, err = c.c.CreateGroup(ranks, tag); return })
+	if err != nil || nc == nil {
+		return nil, err
+	}
+	d := newComm(c.r, nc)
+	d.tid = c.groupChildID(g, tag)
+	c.colls.copyTo(&d.colls)
+	return d, nil
 }
 
 // SplitShared is the kind of SplitType that groups the ranks of one host
@@ -194,7 +236,7 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 	}
 	switch kind {
 	case Undefined:
-		return c.Split(Undefined, key)
+		return c.split(RoutineCommSplitType, Undefined, key)
 	case SplitShared:
 	default:
 		return nil, c.errf("Comm.SplitType", base.ErrArg, -1, -1, fmt.Sprintf("split kind %d", kind), "use gompi.SplitShared")
@@ -209,5 +251,5 @@ func (c *Comm) SplitType(kind, key int) (*Comm, error) {
 			break
 		}
 	}
-	return c.Split(color, key)
+	return c.split(RoutineCommSplitType, color, key)
 }

@@ -23,6 +23,17 @@ type Message struct {
 // AnyTag) arrives, takes it out of matching and describes it: Status.Count
 // is its size, so the caller can size the buffer it receives it into.
 func (c *Comm) Mprobe(src, tag int) (*Message, Status, error) {
+	if b := tracer.Load(); b != nil {
+		m, st, _, err := b.runProbe(RoutineMprobe, c, src, tag, func() (*Message, Status, bool, error) {
+			m, st, err := c.mprobe(src, tag)
+			return m, st, err == nil, err
+		})
+		return m, st, err
+	}
+	return c.mprobe(src, tag)
+}
+
+func (c *Comm) mprobe(src, tag int) (*Message, Status, error) {
 	if err := c.checkRecv("Mprobe", src, tag); err != nil {
 		return nil, Status{}, err
 	}
@@ -39,6 +50,13 @@ func (c *Comm) Mprobe(src, tag int) (*Message, Status, error) {
 // Improbe is Mprobe that does not wait: ok reports whether a message was
 // there (and is now the caller's).
 func (c *Comm) Improbe(src, tag int) (msg *Message, st Status, ok bool, err error) {
+	if b := tracer.Load(); b != nil {
+		return b.runProbe(RoutineImprobe, c, src, tag, func() (*Message, Status, bool, error) { return c.improbe(src, tag) })
+	}
+	return c.improbe(src, tag)
+}
+
+func (c *Comm) improbe(src, tag int) (msg *Message, st Status, ok bool, err error) {
 	if err := c.checkRecv("Improbe", src, tag); err != nil {
 		return nil, Status{}, false, err
 	}
@@ -50,6 +68,15 @@ func (c *Comm) Improbe(src, tag int) (msg *Message, st Status, ok bool, err erro
 		return nil, st, false, err
 	}
 	return &Message{c: c, m: m, st: st}, st, true, nil
+}
+
+// request is the request that receives m, whose address names m in traces;
+// nil for a message of ProcNull.
+func (m *Message) request() *Request {
+	if m == nil || m.m == nil {
+		return nil
+	}
+	return (*Request)(m.m.Request())
 }
 
 // Status describes the message as the probe found it.
@@ -69,6 +96,13 @@ func (m *Message) take(op string) error {
 // Recv receives the message into buf (MPI_Mrecv). A message longer than
 // buf fills buf and returns ErrTruncate, as Recv does.
 func (m *Message) Recv(buf []byte) (Status, error) {
+	if b := tracer.Load(); b != nil && m != nil {
+		return b.runStatusReq(RoutineMrecv, m.c, m.request(), len(buf), func() (Status, error) { return m.recv(buf) })
+	}
+	return m.recv(buf)
+}
+
+func (m *Message) recv(buf []byte) (Status, error) {
 	if err := m.take("Mrecv"); err != nil {
 		return Status{}, err
 	}
@@ -81,6 +115,13 @@ func (m *Message) Recv(buf []byte) (Status, error) {
 // Irecv starts the receive of the message into buf (MPI_Imrecv); buf
 // belongs to gompi until the request completes.
 func (m *Message) Irecv(buf []byte) (*Request, error) {
+	if b := tracer.Load(); b != nil && m != nil {
+		return b.runReq(RoutineImrecv, m.c, -1, -1, len(buf), func() (*Request, error) { return m.irecv(buf) })
+	}
+	return m.irecv(buf)
+}
+
+func (m *Message) irecv(buf []byte) (*Request, error) {
 	if err := m.take("Imrecv"); err != nil {
 		return nil, err
 	}

@@ -116,37 +116,41 @@ func (c *Comm) Irecv(buf []byte, src, tag int) (*Request, error) {
 // Sendrecv sends sbuf to dest and receives into rbuf from src at the same
 // time, so that pairs exchanging with each other cannot deadlock.
 func (c *Comm) Sendrecv(sbuf []byte, dest, stag int, rbuf []byte, src, rtag int) (Status, error) {
-	f := func() (Status, error) {
-		if err := c.checkSend("Sendrecv", dest, stag); err != nil {
-			return Status{}, err
-		}
-		if err := c.checkRecv("Sendrecv", src, rtag); err != nil {
-			return Status{}, err
-		}
-		var rr *backend.Request
-		if src != ProcNull {
-			rr = c.c.Irecv(rbuf, src, rtag)
-		}
-		var serr error
-		if dest != ProcNull {
-			serr = c.c.Send(sbuf, dest, stag, backend.ModeStandard)
-		}
-		if rr == nil {
-			return procNullStatus, serr
-		}
-		if serr != nil {
-			rr.Cancel()
-		}
-		st, rerr := rr.Wait()
-		if serr != nil {
-			return st, serr
-		}
-		return st, rerr
-	}
 	if b := tracer.Load(); b != nil {
-		return b.runStatus(RoutineSendrecv, c, dest, stag, len(sbuf), f)
+		return b.runStatus(RoutineSendrecv, c, dest, stag, len(sbuf), func() (Status, error) {
+			return c.sendrecv("Sendrecv", sbuf, dest, stag, rbuf, src, rtag)
+		})
 	}
-	return f()
+	return c.sendrecv("Sendrecv", sbuf, dest, stag, rbuf, src, rtag)
+}
+
+// sendrecv is Sendrecv (and SendrecvReplace, named op) without the tracer.
+func (c *Comm) sendrecv(op string, sbuf []byte, dest, stag int, rbuf []byte, src, rtag int) (Status, error) {
+	if err := c.checkSend(op, dest, stag); err != nil {
+		return Status{}, err
+	}
+	if err := c.checkRecv(op, src, rtag); err != nil {
+		return Status{}, err
+	}
+	var rr *backend.Request
+	if src != ProcNull {
+		rr = c.c.Irecv(rbuf, src, rtag)
+	}
+	var serr error
+	if dest != ProcNull {
+		serr = c.c.Send(sbuf, dest, stag, backend.ModeStandard)
+	}
+	if rr == nil {
+		return procNullStatus, serr
+	}
+	if serr != nil {
+		rr.Cancel()
+	}
+	st, rerr := rr.Wait()
+	if serr != nil {
+		return st, serr
+	}
+	return st, rerr
 }
 
 // Probe blocks until a message from src (or AnySource) with tag (or AnyTag)

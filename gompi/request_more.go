@@ -47,6 +47,18 @@ func RequestErrors(err error) []*RequestError {
 // returns no indices; if none has completed yet it returns no indices
 // either, and done is false.
 func Testsome(reqs []*Request) (idx []int, sts []Status, done bool, err error) {
+	if b := tracer.Load(); b != nil {
+		_, err = b.overRequests(RoutineTestsome, reqs, func() (Status, error) {
+			var err error
+			idx, sts, done, err = testsome(reqs)
+			return base.EmptyStatus, err
+		})
+		return idx, sts, done, err
+	}
+	return testsome(reqs)
+}
+
+func testsome(reqs []*Request) (idx []int, sts []Status, done bool, err error) {
 	live := false
 	var errs []error
 	for i, r := range reqs {
@@ -74,11 +86,17 @@ func Testsome(reqs []*Request) (idx []int, sts []Status, done bool, err error) {
 // message may be shorter than buf (Status.Count says), not longer
 // (ErrTruncate).
 func (c *Comm) SendrecvReplace(buf []byte, dest, stag, src, rtag int) (Status, error) {
-	var send []byte
-	if dest != ProcNull && len(buf) > 0 {
-		send = append([]byte(nil), buf...)
+	f := func() (Status, error) {
+		var send []byte
+		if dest != ProcNull && len(buf) > 0 {
+			send = append([]byte(nil), buf...)
+		}
+		return c.sendrecv("SendrecvReplace", send, dest, stag, buf, src, rtag)
 	}
-	return c.Sendrecv(send, dest, stag, buf, src, rtag)
+	if b := tracer.Load(); b != nil {
+		return b.runStatus(RoutineSendrecvReplace, c, dest, stag, len(buf), f)
+	}
+	return f()
 }
 
 // SendrecvReplace sends the elements of buf to dest and receives into them
@@ -100,6 +118,10 @@ func SendrecvReplace[T any](c *Comm, buf []T, dest, stag, src, rtag int) (Status
 func (r *Request) Free() error {
 	if r == nil {
 		return base.New("Request.Free", base.ErrRequest, "the request is nil", "")
+	}
+	if b := tracer.Load(); b != nil {
+		_, err := b.onRequest(RoutineRequestFree, r, func() (Status, error) { r.be().Free(); return base.EmptyStatus, nil })
+		return err
 	}
 	r.be().Free()
 	return nil

@@ -110,6 +110,19 @@ const (
 	RoutineWinFlushLocal
 	RoutineWinFlushLocalAll
 	RoutineWinSync
+	// Matched probes, the request calls and communicator constructors added
+	// after the windows.
+	RoutineMprobe
+	RoutineImprobe
+	RoutineMrecv
+	RoutineImrecv
+	RoutineSendrecvReplace
+	RoutineTestsome
+	RoutineRequestFree
+	RoutineCommCreate
+	RoutineCommCreateGroup
+	RoutineCommSplitType
+	RoutineCartCreate
 	routineCount
 )
 
@@ -133,14 +146,32 @@ var opNames = [...]string{
 	RoutineSendInit: "Send_init", RoutineSsendInit: "Ssend_init", RoutineRsendInit: "Rsend_init", RoutineRecvInit: "Recv_init",
 }
 
+var laterRoutineNames = [...]string{"Mprobe", "Improbe", "Mrecv", "Imrecv", "Sendrecv_replace", "Testsome",
+	"Request_free", "Comm_create", "Comm_create_group", "Comm_split_type", "Cart_create"}
+
+// One name for each routine from RoutineMprobe on (a compile error if not).
+var _ [len(laterRoutineNames)]struct{} = [routineCount - RoutineMprobe]struct{}{}
+
 func (o Routine) String() string {
-	if int(o) < len(opNames) && opNames[o] != "" {
+	switch {
+	case int(o) < len(opNames) && opNames[o] != "":
 		return opNames[o]
-	}
-	if o >= RoutineWinCreate && o < routineCount {
+	case o >= RoutineWinCreate && o <= RoutineWinSync:
 		return winRoutineNames[o-RoutineWinCreate]
+	case o >= RoutineMprobe && o < routineCount:
+		return laterRoutineNames[o-RoutineMprobe]
 	}
 	return "Routine(?)"
+}
+
+// routineNames lists every routine's name by code, as a trace file stores
+// them ("" for code 0).
+func routineNames() []string {
+	names := make([]string, routineCount)
+	for o := RoutineInit; o < routineCount; o++ {
+		names[o] = o.String()
+	}
+	return names
 }
 
 // Event describes one call as it begins.
@@ -153,8 +184,11 @@ type Event struct {
 	Peer  int // destination, source or root; -1 when none
 	Tag   int // -1 when none
 	Bytes int // bytes sent or the receive buffer's size; -1 when none
-	// Req is the request a Wait, Test, Start or Cancel is about, so that a
-	// tracer can tie it to the call that made the request. The calls over
+	// Req is the request a Wait, Test, Start, Cancel or Request_free is
+	// about, so that a tracer can tie it to the call that made the request;
+	// for Mrecv, the request that receives the probed message (Imrecv
+	// returns it), whose address the built-in recorder also gives the
+	// Mprobe or Improbe that found the message. The calls over
 	// several requests (Waitall, Waitany, ...) report each request's
 	// completion as a Wait of its own, inside their event.
 	Req *Request
@@ -263,6 +297,33 @@ func (b *tracerBox) overRequests(op Routine, reqs []*Request, f func() (Status, 
 		}
 	}
 	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
+	st, err := f()
+	b.t.End(tok, st, err)
+	return st, err
+}
+
+// runProbe runs f, a matched probe, as routine op: the built-in recorder
+// learns the message found (by the address of the request that will
+// receive it), and that one was found.
+func (b *tracerBox) runProbe(op Routine, c *Comm, src, tag int, f func() (*Message, Status, bool, error)) (*Message, Status, bool, error) {
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: src, Tag: tag, Bytes: -1})
+	m, st, ok, err := f()
+	traced := st
+	if m == nil {
+		traced = base.EmptyStatus // no message: no status
+	}
+	if rec, isRec := b.t.(*recorder); isRec && m != nil {
+		rec.made(tok, m.request())
+		rec.completed(tok)
+	}
+	b.t.End(tok, traced, err)
+	return m, st, ok, err
+}
+
+// runStatusReq runs f, a call about request r (Mrecv: the request that
+// receives its message) that returns a status, as routine op.
+func (b *tracerBox) runStatusReq(op Routine, c *Comm, r *Request, n int, f func() (Status, error)) (Status, error) {
+	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: n, Req: r})
 	st, err := f()
 	b.t.End(tok, st, err)
 	return st, err

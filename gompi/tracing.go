@@ -71,7 +71,7 @@ func traceStart(r *rank, host string) error {
 	}
 	info := map[string]string{"host": host, "clock": rec.clk.Name(), "backend": backend.Name,
 		"command": strings.Join(os.Args, " "), "start": time.Now().UTC().Format(time.RFC3339Nano)}
-	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, opNames[:], rec.strs, trace.WriterOptions{})
+	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, routineNames(), rec.strs, trace.WriterOptions{})
 	if err != nil {
 		return base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
@@ -284,7 +284,8 @@ func peerOf(c *Comm, peer int, op Routine) int32 {
 
 func isReceive(op Routine) bool {
 	switch op {
-	case RoutineRecv, RoutineIrecv, RoutineProbe, RoutineIprobe, RoutineRecvInit, RoutineSendrecv:
+	case RoutineRecv, RoutineIrecv, RoutineProbe, RoutineIprobe, RoutineRecvInit, RoutineSendrecv,
+		RoutineMprobe, RoutineImprobe, RoutineSendrecvReplace:
 		return true
 	}
 	return false

@@ -41,7 +41,7 @@
 //	m := msgs[k]
 //	t.Event(m.Send)      // the call that posted the send (Send, Isend, Start, Sendrecv)
 //	t.Event(m.SendDone)  // the call that completed it (the same for blocking forms, else Wait/Test)
-//	t.Event(m.Recv)      // the call that posted the receive (Recv, Irecv, Start, Sendrecv)
+//	t.Event(m.Recv)      // the call that posted the receive (Recv, Irecv, Start, Sendrecv, Mprobe)
 //	t.Event(m.RecvDone)  // the call that completed it
 //
 // Messages are matched as MPI orders them: per communicator, source,

@@ -18,8 +18,10 @@ type Message struct {
 	// persistent send, Sendrecv…); SendDone the call that completed it (the
 	// same event for blocking forms, else the Wait/Test).
 	Send, SendDone EventRef
-	// Recv is the call that posted the receive (Recv, Irecv, Start…), and
-	// RecvDone the call that completed it.
+	// Recv is the call that posted the receive (Recv, Irecv, Start…, or
+	// the Mprobe/Improbe that took the message out of matching), and
+	// RecvDone the call that completed it (for a matched probe the Mrecv,
+	// or the Wait/Test of the Imrecv's request).
 	Recv, RecvDone EventRef
 }
 
@@ -39,6 +41,7 @@ var (
 	sendInits     = set("Send_init", "Ssend_init", "Rsend_init", "Bsend_init")
 	recvInits     = set("Recv_init")
 	completions   = set("Wait", "Test")
+	matchedProbes = set("Mprobe", "Improbe", "Mrecv", "Imrecv")
 )
 
 func set(names ...string) map[string]bool {
@@ -175,7 +178,22 @@ func rankOps(r int, rt *RankTrace) []*p2pOp {
 			if e.Peer != PeerNull && e.Req != 0 {
 				pending[e.Req] = post(template{comm: e.Comm, bytes: e.Bytes}, false)
 			}
-		case name == "Sendrecv":
+		case name == "Mprobe" || name == "Improbe":
+			// A matched probe takes the message out of matching: its
+			// receive is posted here, in this order, and completed by the
+			// Mrecv, or the Wait/Test of the Imrecv, named by the same id.
+			if e.Flags&FlagCompleted != 0 && e.StSource >= 0 && e.Req != 0 {
+				op := post(template{comm: e.Comm}, false)
+				recvStatus(op)
+				pending[e.Req] = op
+			}
+		case name == "Mrecv":
+			if op := pending[e.Req]; op != nil {
+				delete(pending, e.Req)
+				op.done, op.complete = ref, true
+				recvStatus(op)
+			}
+		case name == "Sendrecv" || name == "Sendrecv_replace":
 			// The receive is posted before the send.
 			if e.StSource >= 0 {
 				recvStatus(post(template{comm: e.Comm}, true))

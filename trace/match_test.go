@@ -89,6 +89,18 @@ func TestMatchEveryForm(t *testing.T) {
 			{{"Sendrecv", 0, 4, 0, [2]int32{0, 4}, 0}, {"Recv", PeerNull, 0, 0, [2]int32{PeerNull, TagAny}, 0}},
 		}, []string{"0→1 tag 4: Sendrecv#0/Sendrecv → Sendrecv#0/Sendrecv", "1→0 tag 4: Sendrecv#0/Sendrecv → Sendrecv#0/Sendrecv"},
 			MatchStats{Sends: 2, Recvs: 2, Matched: 2}},
+		{"a matched probe's receive is ordered at the probe, done by Mrecv or the Imrecv's Wait", [][]call{
+			{{"Send", 1, 5, 0, none, 0}, {"Send", 1, 5, 0, none, 0}, {"Send", 1, 5, 0, none, 0},
+				{"Sendrecv_replace", 1, 6, 0, [2]int32{1, 6}, 0}},
+			{{"Mprobe", 0, 5, 50, [2]int32{0, 5}, FlagCompleted}, {"Improbe", 0, 5, 0, none, 0},
+				{"Improbe", PeerAny, TagAny, 51, [2]int32{0, 5}, FlagCompleted}, {"Recv", 0, 5, 0, [2]int32{0, 5}, 0},
+				{"Imrecv", -1, -1, 51, none, 0}, {"Mrecv", -1, -1, 50, [2]int32{0, 5}, 0}, {"Wait", -1, -1, 51, [2]int32{0, 5}, 0},
+				{"Sendrecv_replace", 0, 6, 0, [2]int32{0, 6}, 0}},
+		}, []string{
+			"0→1 tag 5: Send#0/Send → Mprobe#0/Mrecv", "0→1 tag 5: Send#1/Send → Improbe#2/Wait",
+			"0→1 tag 5: Send#2/Send → Recv#3/Recv", "0→1 tag 6: Sendrecv_replace#3/Sendrecv_replace → Sendrecv_replace#7/Sendrecv_replace",
+			"1→0 tag 6: Sendrecv_replace#7/Sendrecv_replace → Sendrecv_replace#3/Sendrecv_replace",
+		}, MatchStats{Sends: 5, Recvs: 5, Matched: 5}},
 		{"a send nobody received, a receive never completed", [][]call{
 			{{"Send", 1, 1, 0, none, 0}},
 			{{"Irecv", 0, 2, 40, none, 0}},

@@ -83,7 +83,8 @@ func otf2Role(name string) uint8 {
 		}
 	}
 	switch name {
-	case "Init", "Finalize", "Comm_dup", "Comm_split", "Comm_free":
+	case "Init", "Finalize", "Comm_dup", "Comm_split", "Comm_free", "Comm_create", "Comm_create_group", "Comm_split_type",
+		"Cart_create", "Request_free":
 		return roleFunction
 	}
 	return rolePoint2Point

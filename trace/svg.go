@@ -15,7 +15,7 @@ func svgKind(name string) string {
 	switch {
 	case blockingSends[name] || postedSends[name] || sendInits[name]:
 		return "send"
-	case name == "Recv" || name == "Irecv" || name == "Sendrecv" || recvInits[name]:
+	case name == "Recv" || name == "Irecv" || name == "Sendrecv" || name == "Sendrecv_replace" || recvInits[name] || matchedProbes[name]:
 		return "recv"
 	case len(name) >= 4 && (name[:4] == "Wait" || name[:4] == "Test"):
 		return "wait"

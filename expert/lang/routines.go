@@ -15,6 +15,8 @@ var Routines = []string{
 	"Send_init", "Ssend_init", "Rsend_init", "Bsend_init", "Recv_init",
 	"Win_create", "Win_free", "Win_fence", "Win_lock", "Win_unlock", "Win_post",
 	"Win_start", "Win_complete", "Win_wait", "Put", "Get", "Accumulate",
+	"Mprobe", "Improbe", "Mrecv", "Imrecv", "Sendrecv_replace", "Testsome", "Request_free",
+	"Comm_create", "Comm_create_group", "Comm_split_type", "Cart_create",
 }
 
 var routineSet = func() map[string]bool {
@@ -38,6 +40,7 @@ func Collective(r string) bool {
 		"Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather", "Iallgatherv",
 		"Ialltoall", "Ialltoallv", "Ialltoallw", "Ireduce", "Iallreduce", "Ireduce_scatter",
 		"Ireduce_scatter_block", "Iscan", "Iexscan", "Comm_dup", "Comm_split",
+		"Comm_create", "Comm_split_type", "Cart_create", // not Comm_create_group: only its group calls it
 		"Win_create", "Win_free", "Win_fence":
 		return true
 	}

@@ -354,9 +354,7 @@ func (p *Proc) agreeCtx(recs []ctxRecord) uint32 {
 // a ring on the collective context.
 func (c *Comm) allgatherCtx(color, key int32) ([]ctxRecord, error) {
 	const recSize = 12
-	c.p.ctxMu.Lock()
-	next := c.p.nextCtx
-	c.p.ctxMu.Unlock()
+	next := c.p.proposeCtx(0)
 	buf := make([]byte, c.size*recSize)
 	mine := buf[c.rank*recSize:]
 	binary.LittleEndian.PutUint32(mine[0:], uint32(color))

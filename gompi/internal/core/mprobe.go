@@ -9,11 +9,17 @@ import "github.com/gompi/gompi/gompi/internal/base"
 // this is not.
 
 // Message is a message taken out of matching by a matched probe, to be
-// received by Recv or Irecv.
+// received by Recv or Irecv. It holds the request that receives it, so
+// that the message and its receive have one address (a tracer ties the
+// probe to the Wait of the receive by it).
 type Message struct {
+	r Request
 	c *Comm
 	m *message
 }
+
+// Request returns the request that Irecv starts (not started before).
+func (m *Message) Request() *Request { return &m.r }
 
 // Improbe takes a message matching (src, tag) out of matching if one has
 // arrived.
@@ -30,7 +36,7 @@ func (c *Comm) Improbe(src, tag int) (*Message, base.Status, bool, error) {
 	if m == nil {
 		return nil, base.Status{}, false, nil
 	}
-	return &Message{c, m}, base.Status{Source: c.commRank(m.src), Tag: int(m.tag), Count: int(m.size)}, true, nil
+	return &Message{c: c, m: m}, base.Status{Source: c.commRank(m.src), Tag: int(m.tag), Count: int(m.size)}, true, nil
 }
 
 // Mprobe blocks until a message matching (src, tag) arrives and takes it
@@ -61,7 +67,9 @@ func (c *Comm) Mprobe(src, tag int) (*Message, base.Status, error) {
 // receive's does (ErrTruncate when buf is shorter).
 func (m *Message) Irecv(buf []byte) *Request {
 	c, p := m.c, m.c.p
-	r := c.newReq(opRecv, buf, c.commRank(m.m.src), int(m.m.tag), c.ctx, 0, false)
+	r := &m.r
+	r.p, r.comm, r.op = p, c, opRecv
+	r.buf, r.peer, r.tag, r.ctx = buf, m.m.src, m.m.tag, c.ctx
 	p.mu.Lock()
 	p.deliverMsg(r, m.m)
 	if r.done.Load() == 0 {

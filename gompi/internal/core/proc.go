@@ -94,7 +94,8 @@ type Proc struct {
 	abortCode    atomic.Int64   // in-process: set when this rank stopped by Abort
 
 	ctxMu   sync.Mutex
-	nextCtx uint32 // next free communicator context (even; ctx+1 is its collective context)
+	nextCtx uint32          // next free communicator context (even; ctx+1 is its collective context)
+	claimed map[uint32]bool // contexts from nextCtx up held by CreateGroup calls still agreeing
 	world   *Comm
 }
 

@@ -270,6 +270,26 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	return newComm(c.p, s.comm, name)
 }
 
+// CreateGroup makes a communicator of the ranks of c listed, in that order,
+// called by them alone (MPI_Comm_create_group). The caller must be listed.
+func (c *Comm) CreateGroup(ranks []int, tag int) (*Comm, error) {
+	name := fmt.Sprintf("%s.group(%d)", c.name, tag)
+	cname := C.CString(name)
+	cr := make([]C.int, len(ranks))
+	for i, r := range ranks {
+		cr[i] = C.int(r)
+	}
+	s := C.gompi_comm_create_group(c.h, C.int(len(cr)), &cr[0], C.int(tag), cname)
+	C.free(unsafe.Pointer(cname))
+	if s.err != 0 {
+		return nil, c.mpiErr("Comm_create_group", s.err, -1, tag)
+	}
+	if s.comm == C.gompi_comm_null() {
+		return nil, nil
+	}
+	return newComm(c.p, s.comm, name)
+}
+
 // Free releases c and its collective twin (MPI_Comm_free).
 func (c *Comm) Free() error {
 	c.p.withdrawComm(c)

@@ -106,6 +106,16 @@ func (p *Proc) matchLocked() {
 		return
 	}
 	for r := p.rq.head; r != nil; {
+		if r == p.rq.head {
+			// The first queued receive gets whatever it matches: probe and
+			// receive in one call.
+			if p.matchHead(r) {
+				r = p.rq.head
+			} else {
+				r = r.qnext
+			}
+			continue
+		}
 		res := C.gompi_improbe(C.int(r.peer), C.int(r.tag), r.on)
 		switch {
 		case res.err != 0:
@@ -125,6 +135,39 @@ func (p *Proc) matchLocked() {
 			r = r.qnext
 		}
 	}
+}
+
+// matchHead matches r, the first queued receive, and reports whether it
+// was taken out of the queue (matched or failed). A message that fits is
+// received into r's buffer by the call that probes it, and r completes at
+// once if the library has the message whole (a small one, eager); a longer
+// one goes through startProbed's bounce buffer. The caller holds the
+// queue's lock.
+func (p *Proc) matchHead(r *Request) bool {
+	res := C.gompi_improbe_recv(C.int(r.peer), C.int(r.tag), r.on, ptr(r.buf), C.int(len(r.buf)))
+	switch {
+	case res.probe.err != 0:
+		p.unqueue(r)
+		r.failRecv(r.comm.mpiErr("Recv", res.probe.err, int(r.peer), int(r.tag)))
+	case res.probe.flag == 0:
+		return false
+	case res.received == 0:
+		p.unqueue(r)
+		r.startProbed(res.probe)
+	case res.st.flag != 0:
+		p.unqueue(r)
+		r.h, r.msgCount = res.req, int(res.probe.count)
+		r.complete(res.st)
+		r.queued.Store(false)
+	case res.st.err != 0:
+		p.unqueue(r)
+		r.failRecv(r.comm.mpiErr("Recv", res.st.err, int(res.probe.source), int(res.probe.tag)))
+	default:
+		p.unqueue(r)
+		r.h, r.msgCount = res.req, int(res.probe.count)
+		r.queued.Store(false)
+	}
+	return true
 }
 
 // firstMatching returns the earliest queued receive on communicator h that

@@ -11,13 +11,21 @@ import "github.com/gompi/gompi/gompi/internal/base"
 
 // Message is a message taken out of matching by a matched probe
 // (MPI_Message), to be received by Recv or Irecv.
+//
+// It holds the request that Irecv starts, so that the message and its
+// receive have one address (a tracer ties the probe to the Wait of the
+// receive by it).
 type Message struct {
+	r   Request
 	c   *Comm
 	res C.gompi_mprobe_result
 }
 
+// Request returns the request that Irecv starts (not started before).
+func (m *Message) Request() *Request { return &m.r }
+
 func (c *Comm) probed(res C.gompi_mprobe_result) (*Message, base.Status) {
-	return &Message{c, res}, base.Status{Source: int(res.source), Tag: int(res.tag), Count: int(res.count)}
+	return &Message{c: c, res: res}, base.Status{Source: int(res.source), Tag: int(res.tag), Count: int(res.count)}
 }
 
 // Improbe takes a message matching (src, tag) out of matching if one has
@@ -65,7 +73,8 @@ func (m *Message) Recv(buf []byte) (base.Status, error) {
 // Irecv starts the receive of m into buf (MPI_Imrecv).
 func (m *Message) Irecv(buf []byte) *Request {
 	c := m.c
-	r := &Request{p: c.p, comm: c, kind: kindRecv, peer: int32(m.res.source), tag: int32(m.res.tag), n: len(buf), buf: buf, on: c.h}
+	r := &m.r
+	r.p, r.comm, r.kind, r.peer, r.tag, r.n, r.buf, r.on = c.p, c, kindRecv, int32(m.res.source), int32(m.res.tag), len(buf), buf, c.h
 	r.pinBuf(buf)
 	c.p.track(r)
 	r.startProbed(m.res)

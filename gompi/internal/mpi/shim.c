@@ -144,6 +144,31 @@ gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name) {
 	return r;
 }
 
+/* The communicator of the ranks of c listed (ranks of c, in the new order),
+ * made by them alone (MPI_Comm_create_group). */
+gompi_comm gompi_comm_create_group(gompi_h c, int n, const int *ranks, int tag, const char *name) {
+	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
+	MPI_Comm nc = MPI_COMM_NULL;
+	MPI_Group all = MPI_GROUP_NULL, sub = MPI_GROUP_NULL;
+	LOCK();
+	r.err = MPI_Comm_group(COMM(c), &all);
+	if (r.err == MPI_SUCCESS)
+		r.err = MPI_Group_incl(all, n, ranks, &sub);
+	if (r.err == MPI_SUCCESS)
+		r.err = MPI_Comm_create_group(COMM(c), sub, tag, &nc);
+	if (r.err == MPI_SUCCESS && nc != MPI_COMM_NULL) {
+		MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+		MPI_Comm_set_name(nc, (char *)name);
+	}
+	if (sub != MPI_GROUP_NULL)
+		MPI_Group_free(&sub);
+	if (all != MPI_GROUP_NULL)
+		MPI_Group_free(&all);
+	UNLOCK();
+	r.comm = (gompi_h)nc;
+	return r;
+}
+
 gompi_comm gompi_comm_shared(gompi_h c) {
 	gompi_comm r = {0, (gompi_h)MPI_COMM_NULL};
 	MPI_Comm nc = MPI_COMM_NULL;
@@ -437,6 +462,36 @@ gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg) {
 	*msg = (gompi_h)m;
 	r.req = (gompi_h)q;
 	return r;
+}
+
+/* gompi_improbe_recv is one round of matching for a queued receive of n
+ * bytes into buf: MPI_Improbe, then, if a message matched and fits in n
+ * bytes, MPI_Imrecv into buf and one MPI_Test, in one call from Go (a
+ * 0-byte exchange pays for one cgo call instead of three). A longer
+ * message is left to the caller (probe.msg) for its bounce buffer. */
+gompi_probe_recv_result gompi_improbe_recv(int src, int tag, gompi_h ch, char *buf, int n) {
+	gompi_probe_recv_result out = {{0}, 0, (gompi_h)MPI_REQUEST_NULL, {0}};
+	MPI_Status st = EMPTY_STATUS;
+	MPI_Message m = MPI_MESSAGE_NULL;
+	MPI_Request q = MPI_REQUEST_NULL;
+	LOCK();
+	out.probe.err = MPI_Improbe(SRC(src), TAG(tag), COMM(ch), &out.probe.flag, &m, &st);
+	if (out.probe.err == MPI_SUCCESS && out.probe.flag) {
+		fill_probe(&out.probe, &st);
+		if (out.probe.count <= n) {
+			out.received = 1;
+			out.st.err = MPI_Imrecv(buf, out.probe.count, MPI_BYTE, &m, &q);
+			if (out.st.err == MPI_SUCCESS) {
+				st = (MPI_Status)EMPTY_STATUS;
+				out.st.err = MPI_Test(&q, &out.st.flag, &st);
+			}
+		}
+	}
+	UNLOCK();
+	if (out.received && out.st.err == MPI_SUCCESS && out.st.flag) fill(&out.st, &st, 1);
+	out.probe.msg = (gompi_h)m;
+	out.req = (gompi_h)q;
+	return out;
 }
 
 gompi_status gompi_iprobe(int src, int tag, gompi_h ch) {

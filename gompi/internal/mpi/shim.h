@@ -109,6 +109,7 @@ gompi_comm gompi_comm_dup(gompi_h c, const char *name);
 gompi_comm gompi_comm_split(gompi_h c, int color, int key, const char *name);
 int gompi_comm_free(gompi_h c);
 int gompi_translate_ranks(gompi_h c, int n, int *world);
+gompi_comm gompi_comm_create_group(gompi_h c, int n, const int *ranks, int tag, const char *name);
 gompi_comm gompi_comm_shared(gompi_h c);
 int gompi_processor_name(char *buf, int len);
 int gompi_allgather_names(const char *mine, char *all, int len);
@@ -127,6 +128,17 @@ gompi_mprobe_result gompi_mprobe(int src, int tag, gompi_h c);
 gompi_status gompi_recv_probed(char *buf, int n, int src, int tag, gompi_h c);
 gompi_status gompi_mrecv(char *buf, int n, int count, gompi_h *msg);
 gompi_req gompi_imrecv(char *buf, int count, gompi_h *msg);
+
+/* The outcome of gompi_improbe_recv: the probe's, then, if the message fit
+ * and was received, its request (MPI_REQUEST_NULL once complete) and, if
+ * it completed in the call, its status (st.flag set). */
+typedef struct {
+	gompi_mprobe_result probe;
+	int received;
+	gompi_h req;
+	gompi_status st;
+} gompi_probe_recv_result;
+gompi_probe_recv_result gompi_improbe_recv(int src, int tag, gompi_h c, char *buf, int n);
 gompi_status gompi_iprobe(int src, int tag, gompi_h c);
 
 gompi_req gompi_coll(int which, int nonblocking, int inplace, const char *sbuf, char *rbuf, int scount,
