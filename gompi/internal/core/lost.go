@@ -1,6 +1,6 @@
 package core
 
-import "github.com/gompi/gompi/gompi/internal/base"
+import "github.com/gompi/gompi/gompi/internal/core/match"
 
 // A peer that is gone (it died, exited or finalized; over TCP, its
 // connection ended) fails every request still waiting on it, at once, not
@@ -62,17 +62,17 @@ func (p *Proc) sweepLost() {
 		}
 		return false
 	}
-	var prev *Request
-	for r := p.posted.head; r != nil; {
-		next := r.next
-		if (r.peer >= 0 && isFresh(r.peer)) || (r.peer == base.AnySource && p.lost(r)) {
-			p.posted.unlink(prev, r)
-			r.err = p.lostErr("Recv", r)
-			p.complete(r)
-		} else {
-			prev = r
-		}
-		r = next
+	// Matching fails the posted receives that name a fresh peer, and the
+	// AnySource ones whose communicator has no other member left; it also
+	// fails at once any later receive that names one.
+	var failed []*match.Recv[*Request]
+	for _, w := range fresh {
+		failed = p.match.PeerLost(w, failed)
+	}
+	for _, rv := range failed {
+		r := rv.Owner
+		r.err = p.lostErr("Recv", r)
+		p.complete(r)
 	}
 	for id, r := range p.inflight {
 		if r.peer < 0 || !isFresh(r.peer) {
