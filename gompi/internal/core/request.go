@@ -91,8 +91,8 @@ type message struct {
 
 // newMessage returns an unexpected message with key (ctx, src, tag).
 func newMessage(ctx uint32, src, tag int32, size int64, kind uint8) *message {
-	m := &message{kind: kind}
-	m.Msg = match.Msg[*message]{Key: match.Key{Ctx: ctx, Src: src, Tag: tag}, Size: size, Owner: m}
+	m := &message{Msg: match.Msg[*message]{Key: match.Key{Ctx: ctx, Src: src, Tag: tag}, Size: size}, kind: kind}
+	m.Owner = m
 	return m
 }
 
