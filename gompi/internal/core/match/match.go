@@ -246,7 +246,7 @@ func (q *Queues[R, M]) hopeless(r *Recv[R]) bool {
 	return others
 }
 
-// Each calls f for every posted receive, oldest first (for diagnostics and
+// EachPosted calls f for every posted receive, oldest first (for diagnostics and
 // tests).
 func (q *Queues[R, M]) EachPosted(f func(*Recv[R])) {
 	for r := q.postHead; r != nil; r = r.next {
