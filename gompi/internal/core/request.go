@@ -46,20 +46,23 @@ type Request struct {
 	peer int32 // world rank: destination, or source (AnySource allowed)
 	tag  int32 // AnyTag allowed for receives
 	ctx  uint32
-	id   uint64 // key in the proc's in-flight table, 0 if not there
+
+	// Three flags here fill what would be padding before id.
+	streams  bool // pipelined send: on the proc's stream list
+	counted  bool // counted in the proc's pending operations
+	blocking bool // made by a blocking call: its caller waits at once
+
+	id uint64 // key in the proc's in-flight table, 0 if not there
 
 	st  base.Status
 	err error
 
-	rv       match.Recv[*Request] // the receive as matching sees it, while posted
-	next     *Request             // link in a peer's send queue
-	got      int64                // pipelined receive: bytes arrived so far
-	size     int64                // pipelined receive: whole message size
-	sent     int64                // pipelined send: bytes pushed so far
-	rreq     uint64               // pipelined send: the receiver's request id
-	streams  bool                 // pipelined send: on the proc's stream list
-	counted  bool                 // counted in the proc's pending operations
-	blocking bool                 // made by a blocking call: its caller waits at once
+	rv   match.Recv[*Request] // the receive as matching sees it, while posted
+	next *Request             // link in a peer's send queue
+	got  int64                // pipelined receive: bytes arrived so far
+	size int64                // pipelined receive: whole message size
+	sent int64                // pipelined send: bytes pushed so far
+	rreq uint64               // pipelined send: the receiver's request id
 
 	// onDone, when set, runs under the lock as the request completes
 	// (buffered sends free their buffer space here).
