@@ -69,6 +69,7 @@ type rank struct {
 	inRun   bool
 	abortCb func(code int) // in-process: how Abort stops this rank
 	trace   *rankWriter    // this rank's trace file, when tracing is on
+	cfg     config         // the environment's settings, read at Init or Run
 }
 
 var global struct {
@@ -93,17 +94,18 @@ func Init() error {
 	if global.finalized {
 		return base.New("Init", base.ErrArg, "gompi was already finalized", "Init may be called only once per process")
 	}
-	if err := timerFromEnv(); err != nil {
+	cfg := configFromEnv()
+	if err := applyTimer(cfg.timer); err != nil {
 		return err
 	}
 	p, job, err := backend.Init()
 	if err != nil {
 		return initErr(err)
 	}
-	r := &rank{proc: p}
+	r := &rank{proc: p, cfg: cfg}
 	r.world = newComm(r, p.World())
 	global.r, global.job = r, job
-	if path := os.Getenv(jobenv.CPUProfile); path != "" {
+	if path := cfg.cpuProfile; path != "" {
 		if err := startProfile(fmt.Sprintf("%s.%d", path, p.Rank())); err != nil {
 			return base.New("Init", base.ErrArg, err.Error(), "unset "+jobenv.CPUProfile+" or give a writable path")
 		}
@@ -264,8 +266,9 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 	if backend.Name != "go" {
 		return runMPI(ctx, n, fn)
 	}
+	cfg := configFromEnv()
 	return backend.RunLocal(ctx, n, func(p *backend.Proc) error {
-		r := &rank{proc: p, inRun: true}
+		r := &rank{proc: p, inRun: true, cfg: cfg}
 		r.abortCb = func(code int) { p.SetAbortExit(code) }
 		r.world = newComm(r, p.World())
 		defer enterRun(r.world)()

@@ -57,7 +57,7 @@ var (
 // host is the host name the launcher gave ("" for none): Init holds the
 // lock Host takes.
 func traceStart(r *rank, host string) error {
-	dir := os.Getenv(jobenv.Trace)
+	dir := r.cfg.trace
 	if dir == "" {
 		return nil
 	}

@@ -214,7 +214,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		if err != nil {
 			return w, err
 		}
-		if ok && directAllowed() {
+		if ok && c.r.cfg.rmaDirect {
 			w.setDirect(sm)
 			return w, nil
 		}

@@ -1,7 +1,6 @@
 package gompi
 
 import (
-	"os"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -48,7 +47,7 @@ func headerOf(m []byte) *winHeader { return (*winHeader)(unsafe.Pointer(&m[0])) 
 // directEligible reports whether every rank of c is reached through shared
 // memory (or is this one), so that a window's memory can be mapped by all.
 func directEligible(c *Comm) bool {
-	if !directAllowed() {
+	if !c.r.cfg.rmaDirect {
 		return false
 	}
 	for r := range c.Size() {
@@ -58,9 +57,6 @@ func directEligible(c *Comm) bool {
 	}
 	return true
 }
-
-// directAllowed reports whether GOMPI_RMA_SHM leaves the direct path on.
-func directAllowed() bool { return os.Getenv("GOMPI_RMA_SHM") != "0" }
 
 // setDirect switches the window to the same-host path over s. The service
 // goroutine stops: nothing will come by message, and a goroutine waiting

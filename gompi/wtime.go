@@ -1,11 +1,9 @@
 package gompi
 
 import (
-	"os"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/base"
-	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/rdtsc"
 )
 
@@ -39,9 +37,9 @@ func SetTimer(name string) error {
 // Timer returns the clock Wtime reads.
 func Timer() rdtsc.Clock { return clock() }
 
-// timerFromEnv applies GOMPI_TIMER, if set.
-func timerFromEnv() error {
-	if name := os.Getenv(jobenv.Timer); name != "" {
+// applyTimer applies GOMPI_TIMER's value, if set.
+func applyTimer(name string) error {
+	if name != "" {
 		return SetTimer(name)
 	}
 	return nil

@@ -53,6 +53,9 @@ const (
 	// Trace, when set, makes every rank record every gompi call into this
 	// directory (one file per rank and a manifest; see package trace).
 	Trace = "GOMPI_TRACE"
+	// RMAShm set to "0" turns off windows that map each other's memory on
+	// one host: every window then goes by message.
+	RMAShm = "GOMPI_RMA_SHM"
 )
 
 // Environment variables of jobs that use TCP (several hosts, or

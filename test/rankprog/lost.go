@@ -19,7 +19,8 @@ func init() {
 // large send (its rendezvous unanswered) and a synchronous send to it; rank
 // 1 says goodbye and exits with status 7 without Finalize. Rank 0 then only
 // looks at Done (which makes no progress) until every request has completed,
-// and checks that each failed with ErrPeerLost. It ignores SIGTERM so that
+// and checks that each failed with ErrPeerLost, and that receives posted
+// after that fail at once. It ignores SIGTERM so that
 // it can report before golaunch stops it.
 func lost(c *gompi.Comm, _ int) error {
 	switch c.Rank() {
@@ -81,6 +82,20 @@ func lost(c *gompi.Comm, _ int) error {
 		for i, r := range reqs {
 			if _, err := r.Wait(); !errors.Is(err, gompi.ErrPeerLost) {
 				return fmt.Errorf("lost: request %d ended with %v, want ErrPeerLost", i, err)
+			}
+		}
+		// Receives posted once the loss is known, by source and from
+		// AnySource (rank 1 was the only other member), fail at once.
+		for _, src := range []int{1, gompi.AnySource} {
+			r, err := c.Irecv(make([]byte, 8), src, 8)
+			if err != nil {
+				return err
+			}
+			if !r.Done() {
+				return fmt.Errorf("lost: a receive from %d posted after the loss is still pending", src)
+			}
+			if _, err := r.Wait(); !errors.Is(err, gompi.ErrPeerLost) {
+				return fmt.Errorf("lost: a receive from %d posted after the loss ended with %v, want ErrPeerLost", src, err)
 			}
 		}
 		fmt.Printf("lost: all %d requests failed with ErrPeerLost %v after the peer's goodbye\n", len(reqs), took.Round(time.Microsecond))

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gompi/gompi/gompi/internal/core/match"
 	"github.com/gompi/gompi/internal/shm"
 )
 
@@ -100,11 +101,12 @@ func (p *Proc) drainBoxes() {
 			p.drainQueue()
 			if h.Kind == shm.BoxCellRef {
 				p.handle(h.CellOff)
-			} else if r := p.posted.take(h.Ctx, b.src, h.Tag); r != nil {
-				p.finishRecv(r, b.src, h.Tag, int64(len(payload)), payload)
+			} else if rv := p.match.Arrive(match.Key{Ctx: h.Ctx, Src: b.src, Tag: h.Tag}); rv != nil {
+				p.finishRecv(rv.Owner, b.src, h.Tag, int64(len(payload)), payload)
 			} else {
-				p.unexp.push(&message{src: b.src, ctx: h.Ctx, tag: h.Tag, size: int64(len(payload)),
-					kind: kindEager, data: append([]byte(nil), payload...)})
+				m := newMessage(h.Ctx, b.src, h.Tag, int64(len(payload)), kindEager)
+				m.data = append([]byte(nil), payload...)
+				p.match.Keep(&m.Msg)
 			}
 			b.r.Done(h)
 		}

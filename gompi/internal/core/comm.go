@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/core/match"
 	"github.com/gompi/gompi/internal/shm"
 )
 
@@ -20,8 +21,9 @@ type Comm struct {
 	ctx     uint32
 	rank    int
 	size    int
-	members []int32 // communicator rank → world rank
-	lookup  []int32 // world rank → communicator rank (-1: not a member); nil for the world
+	members []int32     // communicator rank → world rank
+	group   match.Group // members and this rank, for AnySource receives when peers are lost
+	lookup  []int32     // world rank → communicator rank (-1: not a member); nil for the world
 	name    string
 	collSeq atomic.Uint32
 	slot    int    // collective slot in the segment, -1 if none
@@ -37,6 +39,7 @@ func (c *Comm) User() any { return c.user }
 
 func newComm(p *Proc, ctx uint32, rank int, members []int32, name string) *Comm {
 	c := &Comm{p: p, ctx: ctx, rank: rank, size: len(members), members: members, name: name, slot: -1}
+	c.group = match.Group{Self: int32(p.rank), Members: members}
 	identity := len(members) == p.size
 	for i, w := range members {
 		identity = identity && int(w) == i
@@ -101,6 +104,7 @@ func putReq(r *Request) {
 		return // still referenced by the engine
 	}
 	r.p, r.comm, r.buf, r.err, r.onDone, r.next = nil, nil, nil, nil, nil, nil
+	r.rv = match.Recv[*Request]{}
 	r.persistent, r.active, r.streams, r.counted, r.blocking = false, false, false, false, false
 	r.id, r.got, r.size, r.sent, r.rreq = 0, 0, 0, 0, 0
 	r.st = base.Status{}

@@ -1,6 +1,6 @@
 package core
 
-import "github.com/gompi/gompi/gompi/internal/base"
+import "github.com/gompi/gompi/gompi/internal/core/match"
 
 // A peer that is gone (it died, exited or finalized; over TCP, its
 // connection ended) fails every request still waiting on it, at once, not
@@ -17,28 +17,33 @@ const maxSweepDeferrals = 100
 
 // sweepLost fails the pending requests of the peers found gone since the
 // last sweep. Caller holds neither p.mu nor a peer's lock.
+//
+// Only the peers found gone before the drain below are swept: a peer found
+// gone after it may have pushed its last message just before it went, after
+// the drain looked, and that message must match (the next sweep takes it).
 func (p *Proc) sweepLost() {
-	found := false
+	var fresh []int32
 	for w := range p.swept {
 		if w != p.rank && !p.swept[w].Load() && p.peerGone(int32(w)) {
-			found = true
-			break
+			fresh = append(fresh, int32(w))
 		}
 	}
-	if !found {
+	if len(fresh) == 0 {
 		return
 	}
 	p.pushQueued() // fails the queued sends of gone peers
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// What the peers sent before they went is still theirs: drain the queue
-	// whole (drainLocked takes a bounded batch). A cell still being linked
+	// and the boxes whole (drainLocked takes a bounded batch of each, and
+	// a receive posted later for a swept peer fails at once if nothing it
+	// matches was drained). A cell still being linked
 	// (Pop gives up on it for now) may hide a gone peer's last message
 	// behind it, so the sweep waits for a later round while that lasts;
 	// after many rounds the pusher is taken to have died mid-push.
 	for i := 0; i < 64; i++ {
 		p.drainLocked()
-		if p.seg.Empty(p.local) {
+		if p.seg.Empty(p.local) && !p.boxesReady() {
 			break
 		}
 	}
@@ -47,12 +52,8 @@ func (p *Proc) sweepLost() {
 		return
 	}
 	p.sweepDeferred = 0
-	var fresh []int32
-	for w := range p.swept {
-		if w != p.rank && !p.swept[w].Load() && p.peerGone(int32(w)) {
-			p.swept[w].Store(true)
-			fresh = append(fresh, int32(w))
-		}
+	for _, w := range fresh {
+		p.swept[w].Store(true)
 	}
 	isFresh := func(w int32) bool {
 		for _, x := range fresh {
@@ -62,17 +63,17 @@ func (p *Proc) sweepLost() {
 		}
 		return false
 	}
-	var prev *Request
-	for r := p.posted.head; r != nil; {
-		next := r.next
-		if (r.peer >= 0 && isFresh(r.peer)) || (r.peer == base.AnySource && p.lost(r)) {
-			p.posted.unlink(prev, r)
-			r.err = p.lostErr("Recv", r)
-			p.complete(r)
-		} else {
-			prev = r
-		}
-		r = next
+	// Matching fails the posted receives that name a fresh peer, and the
+	// AnySource ones whose communicator has no other member left; it also
+	// fails at once any later receive that names one.
+	var failed []*match.Recv[*Request]
+	for _, w := range fresh {
+		failed = p.match.PeerLost(w, failed)
+	}
+	for _, rv := range failed {
+		r := rv.Owner
+		r.err = p.lostErr("Recv", r)
+		p.complete(r)
 	}
 	for id, r := range p.inflight {
 		if r.peer < 0 || !isFresh(r.peer) {

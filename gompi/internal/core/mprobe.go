@@ -1,6 +1,9 @@
 package core
 
-import "github.com/gompi/gompi/gompi/internal/base"
+import (
+	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/core/match"
+)
 
 // Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): a probe
 // that takes the message it finds out of matching, under the engine's lock,
@@ -31,12 +34,13 @@ func (c *Comm) Improbe(src, tag int) (*Message, base.Status, bool, error) {
 	}
 	p.mu.Lock()
 	p.drainLocked()
-	m := p.unexp.find(c.ctx, w, int32(tag), true)
+	mm := p.match.Take(match.Key{Ctx: c.ctx, Src: w, Tag: int32(tag)})
 	p.mu.Unlock()
-	if m == nil {
+	if mm == nil {
 		return nil, base.Status{}, false, nil
 	}
-	return &Message{c: c, m: m}, base.Status{Source: c.commRank(m.src), Tag: int(m.tag), Count: int(m.size)}, true, nil
+	m := mm.Owner
+	return &Message{c: c, m: m}, base.Status{Source: c.commRank(m.Src), Tag: int(m.Tag), Count: int(m.Size)}, true, nil
 }
 
 // Mprobe blocks until a message matching (src, tag) arrives and takes it
@@ -69,7 +73,7 @@ func (m *Message) Irecv(buf []byte) *Request {
 	c, p := m.c, m.c.p
 	r := &m.r
 	r.p, r.comm, r.op = p, c, opRecv
-	r.buf, r.peer, r.tag, r.ctx = buf, m.m.src, m.m.tag, c.ctx
+	r.buf, r.peer, r.tag, r.ctx = buf, m.m.Src, m.m.Tag, c.ctx
 	p.mu.Lock()
 	p.deliverMsg(r, m.m)
 	if r.done.Load() == 0 {

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/core/match"
 	"golang.org/x/sys/unix"
 )
 
@@ -231,12 +232,15 @@ func (p *Proc) netFrame(c *netConn, f *frame) {
 	switch f.kind {
 	case frameEager:
 		c.hdr = *f
-		if r := p.posted.take(f.ctx, src, f.tag); r != nil {
+		if rv := p.match.Arrive(match.Key{Ctx: f.ctx, Src: src, Tag: f.tag}); rv != nil {
+			r := rv.Owner
 			p.setStatus(r, src, f.tag, f.size, int(min(f.size, int64(len(r.buf)))))
 			c.expect(r.buf, f.size, r, nil)
 		} else {
-			m := &message{src: src, ctx: f.ctx, tag: f.tag, size: f.size, kind: kindNetEager,
-				sync: f.flags&flagSync != 0, sreq: f.id}
+			// Kept once its payload is in (netPayloadDone): nothing else of
+			// this sender's arrives before.
+			m := newMessage(f.ctx, src, f.tag, f.size, kindNetEager)
+			m.sync, m.sreq = f.flags&flagSync != 0, f.id
 			m.data = make([]byte, f.size)
 			c.expect(m.data, f.size, nil, m)
 		}
@@ -245,10 +249,12 @@ func (p *Proc) netFrame(c *netConn, f *frame) {
 			p.netPayloadDone(c)
 		}
 	case frameRTS:
-		if r := p.posted.take(f.ctx, src, f.tag); r != nil {
-			p.netRendezvous(r, src, f.tag, f.size, f.id)
+		if rv := p.match.Arrive(match.Key{Ctx: f.ctx, Src: src, Tag: f.tag}); rv != nil {
+			p.netRendezvous(rv.Owner, src, f.tag, f.size, f.id)
 		} else {
-			p.unexp.push(&message{src: src, ctx: f.ctx, tag: f.tag, size: f.size, kind: kindNetRTS, sreq: f.id})
+			m := newMessage(f.ctx, src, f.tag, f.size, kindNetRTS)
+			m.sreq = f.id
+			p.match.Keep(&m.Msg)
 		}
 	case frameCTS:
 		r := p.inflight[f.id]
@@ -307,10 +313,10 @@ func (p *Proc) netPayloadDone(c *netConn) {
 	case m != nil:
 		// An unexpected eager message is complete: a receive posted while it
 		// arrived may take it now, else it waits in the unexpected queue.
-		if rr := p.posted.take(m.ctx, m.src, m.tag); rr != nil {
-			p.deliverMsg(rr, m)
+		if rv := p.match.Arrive(m.Key); rv != nil {
+			p.deliverMsg(rv.Owner, m)
 		} else {
-			p.unexp.push(m)
+			p.match.Keep(&m.Msg)
 		}
 	case r != nil && c.hdr.kind == frameData:
 		delete(p.inflight, r.id)
@@ -327,15 +333,15 @@ func (p *Proc) netPayloadDone(c *netConn) {
 // came over TCP. Caller holds p.mu.
 func (p *Proc) netDeliverMsg(r *Request, m *message) {
 	if m.kind == kindNetEager {
-		p.finishRecv(r, m.src, m.tag, m.size, m.data)
+		p.finishRecv(r, m.Src, m.Tag, m.Size, m.data)
 		if m.sync {
-			if c := p.net.conns[m.src]; c != nil && c.state.Load() == connUp {
+			if c := p.net.conns[m.Src]; c != nil && c.state.Load() == connUp {
 				c.sendCtl(p, &frame{kind: frameAck, id: m.sreq})
 			}
 		}
 		return
 	}
-	p.netRendezvous(r, m.src, m.tag, m.size, m.sreq)
+	p.netRendezvous(r, m.Src, m.Tag, m.Size, m.sreq)
 }
 
 // netRendezvous answers an rts that r matched: clear to send as many bytes

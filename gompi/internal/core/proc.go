@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gompi/gompi/gompi/internal/core/match"
 	"github.com/gompi/gompi/internal/shm"
 )
 
@@ -62,12 +63,11 @@ type Proc struct {
 	opts       Options
 	pol        policy
 
-	mu        sync.Mutex // guards the fields below up to the next blank line
-	free      []int64    // this rank's free cells
-	posted    reqQueue
-	unexp     msgQueue
-	inflight  map[uint64]*Request // sends awaiting a reply; pipelined receives
-	streams   []*Request          // pipelined sends with fragments left to push
+	mu        sync.Mutex                       // guards the fields below up to the next blank line
+	free      []int64                          // this rank's free cells
+	match     match.Queues[*Request, *message] // posted receives, unexpected messages, lost peers
+	inflight  map[uint64]*Request              // sends awaiting a reply; pipelined receives
+	streams   []*Request                       // pipelined sends with fragments left to push
 	nextID    uint64
 	starved   bool  // waiting for cells to come back
 	woke      bool  // this drain completed something: wake sleeping threads

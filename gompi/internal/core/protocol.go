@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/core/match"
 	"github.com/gompi/gompi/internal/shm"
 )
 
@@ -169,8 +170,8 @@ func (p *Proc) takeCell() (int64, bool) {
 func (p *Proc) sendSelf(r *Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if rr := p.posted.take(r.ctx, int32(p.rank), r.tag); rr != nil {
-		p.finishRecv(rr, int32(p.rank), r.tag, int64(len(r.buf)), r.buf)
+	if rv := p.match.Arrive(match.Key{Ctx: r.ctx, Src: int32(p.rank), Tag: r.tag}); rv != nil {
+		p.finishRecv(rv.Owner, int32(p.rank), r.tag, int64(len(r.buf)), r.buf)
 		p.completeOwned(r)
 		if p.woke {
 			// The receive may be another thread's, asleep on the doorbell
@@ -180,7 +181,7 @@ func (p *Proc) sendSelf(r *Request) {
 		}
 		return
 	}
-	m := &message{src: int32(p.rank), ctx: r.ctx, tag: r.tag, size: int64(len(r.buf)), kind: kindEager}
+	m := newMessage(r.ctx, int32(p.rank), r.tag, int64(len(r.buf)), kindEager)
 	m.data = append([]byte(nil), r.buf...)
 	if r.mode == ModeSync {
 		m.from = r
@@ -188,25 +189,29 @@ func (p *Proc) sendSelf(r *Request) {
 	} else {
 		p.completeOwned(r)
 	}
-	p.unexp.push(m)
+	p.match.Keep(&m.Msg)
 }
 
-// irecv posts the receive r, or matches it at once against an unexpected
-// message.
+// irecv posts the receive r, matches it at once against an unexpected
+// message, or fails it if its peer is known to be lost.
 func (p *Proc) irecv(r *Request) {
+	r.rv = match.Recv[*Request]{Key: match.Key{Ctx: r.ctx, Src: r.peer, Tag: r.tag}, Group: &r.comm.group, Owner: r}
 	p.mu.Lock()
-	if m := p.unexp.find(r.ctx, r.peer, r.tag, true); m != nil {
-		p.deliverMsg(r, m)
+	m, res := p.match.Post(&r.rv)
+	switch res {
+	case match.Matched:
+		p.deliverMsg(r, m.Owner)
 		if r.done.Load() == 0 {
 			// A rendezvous has started (fragments or a TCP stream to come):
 			// it needs progress like any posted receive.
 			p.started(r)
 		}
-		p.mu.Unlock()
-		return
+	case match.Lost:
+		r.err = p.lostErr("Recv", r)
+		p.complete(r)
+	default:
+		p.started(r)
 	}
-	p.posted.push(r)
-	p.started(r)
 	p.mu.Unlock()
 }
 
@@ -243,8 +248,8 @@ func (p *Proc) handle(off int64) {
 	c := p.seg.CellAt(off)
 	switch c.Kind {
 	case kindEager, kindRTS:
-		if r := p.posted.take(c.Ctx, c.Src, c.Tag); r != nil {
-			p.deliverCell(r, off, c)
+		if rv := p.match.Arrive(match.Key{Ctx: c.Ctx, Src: c.Src, Tag: c.Tag}); rv != nil {
+			p.deliverCell(rv.Owner, off, c)
 		} else {
 			p.stash(off, c)
 		}
@@ -323,7 +328,8 @@ func (p *Proc) reply(off int64, kind uint8) {
 
 // stash keeps a message no receive has matched yet.
 func (p *Proc) stash(off int64, c *shm.Cell) {
-	m := &message{src: c.Src, ctx: c.Ctx, tag: c.Tag, size: c.Size, kind: c.Kind, sreq: c.SReq}
+	m := newMessage(c.Ctx, c.Src, c.Tag, c.Size, c.Kind)
+	m.sreq = c.SReq
 	if c.Kind == kindEager {
 		m.data = append([]byte(nil), p.seg.Payload(off, int(c.PLen))...)
 		if c.Flags&flagSync != 0 {
@@ -336,7 +342,7 @@ func (p *Proc) stash(off int64, c *shm.Cell) {
 		m.addr = c.Addr
 		m.cell = off
 	}
-	p.unexp.push(m)
+	p.match.Keep(&m.Msg)
 }
 
 // deliverCell completes the receive r with the message in the cell at off.
@@ -360,7 +366,7 @@ func (p *Proc) deliverMsg(r *Request, m *message) {
 		return
 	}
 	if m.kind == kindEager {
-		p.finishRecv(r, m.src, m.tag, m.size, m.data)
+		p.finishRecv(r, m.Src, m.Tag, m.Size, m.data)
 		if m.sync {
 			p.reply(m.cell, kindAck)
 		}
@@ -370,7 +376,7 @@ func (p *Proc) deliverMsg(r *Request, m *message) {
 		}
 		return
 	}
-	p.rendezvous(r, m.cell, m.src, m.tag, m.size, m.addr)
+	p.rendezvous(r, m.cell, m.Src, m.Tag, m.Size, m.addr)
 }
 
 // finishRecv copies an eager payload into r and completes it.
@@ -382,7 +388,7 @@ func (p *Proc) finishRecv(r *Request, src, tag int32, size int64, data []byte) {
 
 func (p *Proc) setStatus(r *Request, src, tag int32, size int64, n int) {
 	r.st = base.Status{Source: r.comm.commRank(src), Tag: int(tag), Count: n}
-	if size > int64(len(r.buf)) {
+	if _, truncated := match.Fit(len(r.buf), size); truncated {
 		r.err = &base.Error{Op: "Recv", Rank: r.comm.rank, Peer: r.st.Source, Tag: int(tag), Err: base.ErrTruncate,
 			Detail: fmt.Sprintf("a message of %d bytes arrived for a buffer of %d", size, len(r.buf)),
 			Hint:   base.HintTruncate, MessageBytes: int(size), BufferBytes: len(r.buf)}
@@ -494,7 +500,7 @@ func (p *Proc) complete(r *Request) {
 func (p *Proc) cancel(r *Request) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if r.op != opRecv || !p.posted.remove(r) {
+	if r.op != opRecv || !p.match.Cancel(&r.rv) {
 		return false
 	}
 	r.st = base.Status{Source: base.AnySource, Tag: base.AnyTag, Cancelled: true}
@@ -507,11 +513,11 @@ func (p *Proc) probe(c *Comm, src, tag int32) (base.Status, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.drainLocked()
-	m := p.unexp.find(c.ctx, src, tag, false)
+	m := p.match.Probe(match.Key{Ctx: c.ctx, Src: src, Tag: tag})
 	if m == nil {
 		return base.Status{}, false
 	}
-	return base.Status{Source: c.commRank(m.src), Tag: int(m.tag), Count: int(m.size)}, true
+	return base.Status{Source: c.commRank(m.Src), Tag: int(m.Tag), Count: int(m.Size)}, true
 }
 
 func (p *Proc) lostErr(op string, r *Request) error {

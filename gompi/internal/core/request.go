@@ -4,6 +4,15 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/gompi/internal/core/match"
+)
+
+// The matching package's wildcards are the API's.
+const (
+	_ = uint(match.AnySource - base.AnySource) // compile error if they differ
+	_ = uint(base.AnySource - match.AnySource)
+	_ = uint(match.AnyTag - base.AnyTag)
+	_ = uint(base.AnyTag - match.AnyTag)
 )
 
 // Operation kinds of a request.
@@ -37,19 +46,23 @@ type Request struct {
 	peer int32 // world rank: destination, or source (AnySource allowed)
 	tag  int32 // AnyTag allowed for receives
 	ctx  uint32
-	id   uint64 // key in the proc's in-flight table, 0 if not there
+
+	// Three flags here fill what would be padding before id.
+	streams  bool // pipelined send: on the proc's stream list
+	counted  bool // counted in the proc's pending operations
+	blocking bool // made by a blocking call: its caller waits at once
+
+	id uint64 // key in the proc's in-flight table, 0 if not there
 
 	st  base.Status
 	err error
 
-	next     *Request // link in the posted queue, or in a peer's send queue
-	got      int64    // pipelined receive: bytes arrived so far
-	size     int64    // pipelined receive: whole message size
-	sent     int64    // pipelined send: bytes pushed so far
-	rreq     uint64   // pipelined send: the receiver's request id
-	streams  bool     // pipelined send: on the proc's stream list
-	counted  bool     // counted in the proc's pending operations
-	blocking bool     // made by a blocking call: its caller waits at once
+	rv   match.Recv[*Request] // the receive as matching sees it, while posted
+	next *Request             // link in a peer's send queue
+	got  int64                // pipelined receive: bytes arrived so far
+	size int64                // pipelined receive: whole message size
+	sent int64                // pipelined send: bytes pushed so far
+	rreq uint64               // pipelined send: the receiver's request id
 
 	// onDone, when set, runs under the lock as the request completes
 	// (buffered sends free their buffer space here).
@@ -66,13 +79,10 @@ func (r *Request) Persistent() bool { return r.persistent }
 // completed by Wait or Test.
 func (r *Request) Active() bool { return r.active }
 
-// message is a message that arrived before a receive matched it.
+// message is a message that arrived before a receive matched it. Matching
+// sees its key (context, source, tag) and size through the embedded Msg.
 type message struct {
-	next *message
-	src  int32
-	ctx  uint32
-	tag  int32
-	size int64
+	match.Msg[*message]
 	kind uint8
 	sync bool
 	data []byte   // eager: a copy of the payload
@@ -82,8 +92,14 @@ type message struct {
 	from *Request // a send to self waiting for its match (sync or large)
 }
 
-// reqQueue is a FIFO of requests: the posted receives, or the sends queued
-// for one peer (a request is never in both).
+// newMessage returns an unexpected message with key (ctx, src, tag).
+func newMessage(ctx uint32, src, tag int32, size int64, kind uint8) *message {
+	m := &message{Msg: match.Msg[*message]{Key: match.Key{Ctx: ctx, Src: src, Tag: tag}, Size: size}, kind: kind}
+	m.Owner = m
+	return m
+}
+
+// reqQueue is a FIFO of requests: the sends queued for one peer.
 type reqQueue struct{ head, tail *Request }
 
 func (q *reqQueue) push(r *Request) {
@@ -105,30 +121,6 @@ func (q *reqQueue) pushFront(r *Request) {
 	}
 }
 
-// take removes and returns the first receive that matches (ctx, src, tag).
-func (q *reqQueue) take(ctx uint32, src, tag int32) *Request {
-	var prev *Request
-	for r := q.head; r != nil; prev, r = r, r.next {
-		if r.ctx == ctx && (r.peer == src || r.peer == base.AnySource) && (r.tag == tag || r.tag == base.AnyTag) {
-			q.unlink(prev, r)
-			return r
-		}
-	}
-	return nil
-}
-
-// remove unlinks r if it is queued and reports whether it was.
-func (q *reqQueue) remove(r *Request) bool {
-	var prev *Request
-	for x := q.head; x != nil; prev, x = x, x.next {
-		if x == r {
-			q.unlink(prev, x)
-			return true
-		}
-	}
-	return false
-}
-
 func (q *reqQueue) unlink(prev, r *Request) {
 	if prev == nil {
 		q.head = r.next
@@ -139,42 +131,6 @@ func (q *reqQueue) unlink(prev, r *Request) {
 		q.tail = prev
 	}
 	r.next = nil
-}
-
-// msgQueue is a FIFO of unexpected messages.
-type msgQueue struct{ head, tail *message }
-
-func (q *msgQueue) push(m *message) {
-	m.next = nil
-	if q.tail == nil {
-		q.head = m
-	} else {
-		q.tail.next = m
-	}
-	q.tail = m
-}
-
-// find returns the first message that a receive for (ctx, src, tag) matches;
-// with take it is also removed.
-func (q *msgQueue) find(ctx uint32, src, tag int32, take bool) *message {
-	var prev *message
-	for m := q.head; m != nil; prev, m = m, m.next {
-		if m.ctx == ctx && (src == base.AnySource || m.src == src) && (tag == base.AnyTag || m.tag == tag) {
-			if take {
-				if prev == nil {
-					q.head = m.next
-				} else {
-					prev.next = m.next
-				}
-				if q.tail == m {
-					q.tail = prev
-				}
-				m.next = nil
-			}
-			return m
-		}
-	}
-	return nil
 }
 
 // NewDone returns a request that is already complete with status st: what a

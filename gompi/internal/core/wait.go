@@ -239,7 +239,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 	p.drainLocked()
 	if r.done.Load() == 0 {
 		if r.op == opRecv {
-			p.posted.remove(r)
+			p.match.Cancel(&r.rv)
 		}
 		if r.id != 0 {
 			delete(p.inflight, r.id)
