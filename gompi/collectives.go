@@ -180,14 +180,15 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	}
 	b := tracer.Load()
 	var tok uint64
+	var oc openCall
 	if b != nil {
-		tok = b.t.Begin(Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		tok = b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
 	x.c, x.base, x.nonblocking = c, c.c.CollTagBase(), false
 	err := c.collErr(r, f(x))
 	if b != nil {
-		b.t.End(tok, base.EmptyStatus, err)
+		b.end(&oc, tok, base.EmptyStatus, err)
 	}
 	return err
 }
