@@ -91,7 +91,11 @@ type collComm struct {
 	base        int
 	nonblocking bool      // a nonblocking call: the shared-memory algorithms stay out
 	args        coll.Args // the call's arguments, kept here so that they need no allocation
+	algo        string    // the algorithm the call runs (coll.AlgorithmObserver), for the trace
 }
+
+// RunningAlgorithm records the algorithm coll chose for the call.
+func (x *collComm) RunningAlgorithm(_ coll.Operation, name string) { x.algo = name }
 
 // with stores the call's arguments in the adapter and returns them.
 func (x *collComm) with(a coll.Args) *coll.Args {
@@ -185,9 +189,12 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 		tok = b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
-	x.c, x.base, x.nonblocking = c, c.c.CollTagBase(), false
+	x.c, x.base, x.nonblocking, x.algo = c, c.c.CollTagBase(), false, ""
 	err := c.collErr(r, f(x))
 	if b != nil {
+		if b.rec != nil && x.algo != "" {
+			oc.r.Algo = b.rec.strs.ID(x.algo)
+		}
 		b.end(&oc, tok, base.EmptyStatus, err)
 	}
 	return err

@@ -24,6 +24,8 @@ type Comm struct {
 	// order) and its color.
 	tid  uint32
 	kids atomic.Uint32
+	// inTrace is set once the rank's trace has the communicator's members.
+	inTrace atomic.Bool
 }
 
 func newComm(r *rank, c *backend.Comm) *Comm {

@@ -240,7 +240,7 @@ func (rec *recorder) Begin(ev Event) uint64 {
 		return 0
 	}
 	rw.comms[slot-1] = c
-	rec.fill(r, &ev)
+	rec.fill(rw, r, &ev)
 	return uint64(rw.index)<<32 | uint64(slot)
 }
 
@@ -273,7 +273,7 @@ func (rec *recorder) open(oc *openCall, ev *Event) {
 		return
 	}
 	oc.c, oc.rw = c, c.r.trace
-	rec.fill(&oc.r, ev)
+	rec.fill(oc.rw, &oc.r, ev)
 }
 
 // close ends the record and writes it (the fast path of End).
@@ -287,8 +287,11 @@ func (rec *recorder) close(oc *openCall, st Status, err error) {
 
 // fill fills the record of a call as it begins; the start time is read
 // last, so that the recorder's own work is outside the call.
-func (rec *recorder) fill(r *trace.Record, ev *Event) {
+func (rec *recorder) fill(rw *rankWriter, r *trace.Record, ev *Event) {
 	c := ev.Comm
+	if !c.inTrace.Load() {
+		defineComm(rw, c)
+	}
 	*r = trace.Record{Routine: uint8(ev.Routine), Comm: c.tid, Peer: peerOf(c, ev.Peer, ev.Routine),
 		Tag: int32(ev.Tag), Bytes: int64(ev.Bytes), StSource: trace.PeerNone, StTag: trace.TagAny}
 	if ev.Req != nil {
@@ -296,6 +299,20 @@ func (rec *recorder) fill(r *trace.Record, ev *Event) {
 	}
 	r.Site = rec.sites.site(rec.strs)
 	r.Start = rec.now()
+}
+
+// defineComm writes the members of c into the rank's trace, the first time
+// the rank records a call on c (whichever call made c: Dup, Split, a window's
+// communicator...), so that exporters put messages on their communicator.
+func defineComm(rw *rankWriter, c *Comm) {
+	if !c.inTrace.CompareAndSwap(false, true) || c.tid == 1 {
+		return
+	}
+	m := make([]int32, c.Size())
+	for i := range m {
+		m[i] = int32(c.WorldRank(i))
+	}
+	rw.w.Comm(c.tid, m)
 }
 
 // finish completes the record of a call of c that ended at end.

@@ -99,6 +99,9 @@ func TestTraceEveryP2PForm(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if err := d.Barrier(); err != nil {
+			return err
+		}
 		return c.Barrier()
 	})
 	tr, err := trace.ReadDir(dir)
@@ -138,6 +141,25 @@ func TestTraceEveryP2PForm(t *testing.T) {
 		e := &rt.Events[i]
 		if rt.Name(e) == "Send" && !strings.Contains(rt.Site(e), "tracing_test.go:") {
 			t.Errorf("Send's call site is %q, want a line of tracing_test.go", rt.Site(e))
+		}
+	}
+	// The split communicator is in the trace with its members in its rank
+	// order (keys -me: world ranks 2, 1, 0), and its messages carry its id;
+	// every collective names the algorithm it ran.
+	var sub uint32
+	for _, m := range tr.Messages {
+		if m.Comm != 1 {
+			sub = m.Comm
+		}
+	}
+	if got := tr.Comms[sub]; len(got) != n || got[0] != 2 || got[1] != 1 || got[2] != 0 {
+		t.Errorf("communicator %d has members %v, want [2 1 0]", sub, got)
+	}
+	for _, rt := range tr.Ranks {
+		for i := range rt.Events {
+			if e := &rt.Events[i]; rt.Name(e) == "Barrier" && rt.String(e.Algo) == "" {
+				t.Errorf("rank %d: a Barrier without its algorithm", rt.Rank)
+			}
 		}
 	}
 	if tr.Manifest.Ranks != n || len(tr.Manifest.Hosts) != n {

@@ -20,9 +20,11 @@ import (
 //	chunkRecords   n fixed-size records (RecordSize bytes each)
 //	chunkClock     a clock offset measurement (ClockSample)
 //	chunkEnd       records u64, dropped u64: written by Close, last in the file
+//	chunkComm      a communicator: id u32, size u32, then the world rank of each of
+//	               its ranks (i32, in rank order) (version 2)
 const (
 	Magic      = "GOMPITRC"
-	Version    = 1
+	Version    = 2
 	RecordSize = 72
 	headerSize = 32
 	chunkHead  = 8
@@ -38,7 +40,12 @@ const (
 	chunkRecords
 	chunkClock
 	chunkEnd
+	chunkComm
 )
+
+// oldestVersion is the oldest file version the reader reads (version 1 has
+// no communicator chunks).
+const oldestVersion = 1
 
 // ErrFormat is wrapped by every error about a file that is not a valid trace
 // (wrong magic, unknown version, corrupt or truncated chunk).
