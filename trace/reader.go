@@ -20,9 +20,9 @@ type RankTrace struct {
 	// Comms gives the members of the communicators this rank used, by id:
 	// Comms[id][i] is the world rank of rank i of the communicator (the
 	// world, id 1, is left out). Files of version 1 have none.
-	Comms    map[uint32][]int32
-	Records  uint64 // records the writer wrote (from the end of the file)
-	Dropped  uint64 // records the writer could not keep
+	Comms   map[uint32][]int32
+	Records uint64 // records the writer wrote (from the end of the file)
+	Dropped uint64 // records the writer could not keep
 }
 
 // Event is one call: its record, and its begin and end on the job's one
