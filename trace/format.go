@@ -94,6 +94,7 @@ type Record struct {
 	Comm    uint32 // communicator id, the same on every member
 	Peer    int32  // destination, source or root as a world rank, or PeerNone/PeerAny/PeerNull
 	Tag     int32  // tag, or TagAny
+	Algo    uint32 // string id of the collective algorithm chosen; 0 none (here, not last, to keep the struct 72 bytes)
 	Bytes   int64  // bytes sent, or the receive buffer's size; -1 when none
 	Req     uint64 // request id: the request the call made (Isend…) or is about (Wait…); 0 none
 	// The status of a completed receive (Recv, Sendrecv, or a Wait/Test that
@@ -102,7 +103,6 @@ type Record struct {
 	StSource int32
 	StTag    int32
 	StCount  int64
-	Algo     uint32 // string id of the collective algorithm chosen; 0 none
 }
 
 // put encodes r into b[:RecordSize].

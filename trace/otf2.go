@@ -190,17 +190,28 @@ func WriteOTF2(anchor string, t *Trace) error {
 		return id
 	}
 	comms := otf2Comms(t)
-	// Messages by the event that carries them.
-	sends := map[EventRef][]Message{}
-	recvs := map[EventRef][]Message{}
-	for _, m := range t.Messages {
-		sends[m.Send] = append(sends[m.Send], m)
-		recvs[m.RecvDone] = append(recvs[m.RecvDone], m)
+	// Messages by the rank that carries them (indices into t.Messages); each
+	// rank's are indexed by event only while its file is written.
+	sendsOf, recvsOf := make([][]int32, n), make([][]int32, n)
+	for k, m := range t.Messages {
+		sendsOf[m.Send.Rank] = append(sendsOf[m.Send.Rank], int32(k))
+		recvsOf[m.RecvDone.Rank] = append(recvsOf[m.RecvDone.Rank], int32(k))
+	}
+	byEvent := func(ks []int32, ref func(m *Message) EventRef) map[int][]int32 {
+		x := make(map[int][]int32, len(ks))
+		for _, k := range ks {
+			i := ref(&t.Messages[k]).Index
+			x[i] = append(x[i], k)
+		}
+		return x
 	}
 	var maxTS uint64
 	counts := make([]uint64, n)
 	for r, rt := range t.Ranks {
-		c, end, err := writeOTF2Events(filepath.Join(base, fmt.Sprintf("%d.evt", r)), r, rt, region, comms, sends, recvs)
+		sends := byEvent(sendsOf[r], func(m *Message) EventRef { return m.Send })
+		recvs := byEvent(recvsOf[r], func(m *Message) EventRef { return m.RecvDone })
+		sendsOf[r], recvsOf[r] = nil, nil
+		c, end, err := writeOTF2Events(filepath.Join(base, fmt.Sprintf("%d.evt", r)), rt, region, comms, t.Messages, sends, recvs)
 		if err != nil {
 			return err
 		}
@@ -421,8 +432,11 @@ type otf2Event struct {
 // events and the last timestamp. Calls become Enter/Leave, properly nested
 // (a call that outlives the call around it, which only goroutines of one
 // rank overlapping can cause, is cut at its end).
-func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint32, comms otf2CommSet,
-	sends, recvs map[EventRef][]Message) (uint64, uint64, error) {
+//
+// sends and recvs give, by event index, the messages (indices into msgs)
+// the event posted or completed.
+func writeOTF2Events(path string, rt *RankTrace, region func(string) uint32, comms otf2CommSet,
+	msgs []Message, sends, recvs map[int][]int32) (uint64, uint64, error) {
 	order := make([]int, len(rt.Events))
 	for i := range order {
 		order[i] = i
@@ -442,7 +456,8 @@ func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint
 		e := &rt.Events[o.idx]
 		name := rt.Name(e)
 		reg := region(name)
-		for _, m := range recvs[EventRef{r, o.idx}] {
+		for _, k := range recvs[o.idx] {
+			m := &msgs[k]
 			c := comms.comm(m.Comm)
 			evs = append(evs, otf2Event{o.end, otf2MpiRecv, func(p *obuf) {
 				p.cu32(c.rank(m.Src))
@@ -482,7 +497,8 @@ func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint
 		name := rt.Name(e)
 		reg := region(name)
 		evs = append(evs, otf2Event{t0, otf2Enter, func(p *obuf) { p.cu32(reg) }})
-		for _, m := range sends[EventRef{r, i}] {
+		for _, k := range sends[i] {
+			m := &msgs[k]
 			c := comms.comm(m.Comm)
 			evs = append(evs, otf2Event{t0, otf2MpiSend, func(p *obuf) {
 				p.cu32(c.rank(m.Dst))

@@ -90,6 +90,7 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 	if rt.Size <= 0 || rt.Rank < 0 || rt.Rank >= rt.Size {
 		return nil, bad(16, "rank %d of %d", rt.Rank, rt.Size)
 	}
+	rt.Events = make([]Event, 0, countRecords(b))
 	off := headerSize
 	ended := false
 	for off < len(b) {
@@ -201,6 +202,24 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 		}
 	}
 	return rt, nil
+}
+
+// countRecords counts the records of a file's record chunks (as far as the
+// chunk headers are sound; Decode checks them), so that Decode allocates
+// its events once, at their size.
+func countRecords(b []byte) int {
+	n := 0
+	for off := headerSize; len(b)-off >= chunkHead; {
+		kind, size := binary.LittleEndian.Uint32(b[off:]), int(binary.LittleEndian.Uint32(b[off+4:]))
+		if size > maxChunk || size > len(b)-off-chunkHead {
+			break
+		}
+		if kind == chunkRecords {
+			n += size / RecordSize
+		}
+		off += chunkHead + size
+	}
+	return n
 }
 
 // cutString splits a length-prefixed string off p.
