@@ -74,7 +74,7 @@ func traceStart(r *rank, host string) error {
 	}
 	info := map[string]string{"host": host, "clock": rec.clk.Name(), "backend": backend.Name,
 		"command": strings.Join(os.Args, " "), "start": time.Now().UTC().Format(time.RFC3339Nano)}
-	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, opNames[:], rec.strs, trace.WriterOptions{})
+	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, routineNames(), rec.strs, trace.WriterOptions{})
 	if err != nil {
 		return base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
@@ -116,6 +116,16 @@ func traceStop(r *rank) error {
 		return base.New("Finalize", base.ErrArg, err.Error(), "check the trace directory "+rec.dir)
 	}
 	return nil
+}
+
+// routineNames names every routine code for the trace file: the
+// point-to-point, collective and communicator calls, and the one-sided ones.
+func routineNames() []string {
+	names := make([]string, routineCount)
+	for r := RoutineInit; r < routineCount; r++ {
+		names[r] = r.String()
+	}
+	return names
 }
 
 func theRecorder(dir string) (*recorder, error) {

@@ -166,3 +166,45 @@ func TestTraceEveryP2PForm(t *testing.T) {
 		t.Errorf("manifest %+v", tr.Manifest)
 	}
 }
+
+// TestTraceWindowCalls: one-sided calls are in the trace file under their
+// names, with the target as a world rank and the bytes moved.
+func TestTraceWindowCalls(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GOMPI_TRACE", dir)
+	run(t, 2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int32](c, 4)
+		if err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		return w.Free()
+	})
+	tr, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range tr.Ranks {
+		count := map[string]int{}
+		for i := range rt.Events {
+			e := &rt.Events[i]
+			count[rt.Name(e)]++
+			if rt.Name(e) == "Put" && (int(e.Peer) != 1-rt.Rank || e.Bytes != 8) {
+				t.Errorf("rank %d: Put to %d of %d bytes, want to %d of 8", rt.Rank, e.Peer, e.Bytes, 1-rt.Rank)
+			}
+		}
+		for name, n := range map[string]int{"Win_allocate": 1, "Win_fence": 2, "Put": 1, "Win_free": 1} {
+			if count[name] != n {
+				t.Errorf("rank %d: %d %s records, want %d (all: %v)", rt.Rank, count[name], name, n, count)
+			}
+		}
+	}
+}
