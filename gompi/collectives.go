@@ -209,10 +209,15 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		return nil, err
 	}
 	var req *Request
+	var algo string // the algorithm, for the trace
+	b := tracer.Load()
 	start := func() error {
 		x := c.newCollComm()
 		x.nonblocking = true
 		a := x.with(args)
+		if b != nil && b.rec != nil {
+			algo, _ = coll.Choose(x, op, a, opts...)
+		}
 		if nativeColl {
 			if name, err := coll.Choose(x, op, a, opts...); err == nil && name == nativeAlgorithm {
 				var err error
@@ -223,8 +228,18 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		req = (*Request)(c.c.Go(func() error { return c.collErr(r, coll.Call(x, op, a, opts...)) }))
 		return nil
 	}
-	if b := tracer.Load(); b != nil {
-		return b.runReq(r, c, root, -1, n, func() (*Request, error) { err := start(); return req, err })
+	if b != nil {
+		var oc openCall
+		tok := b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		err := start()
+		if b.rec != nil && err == nil {
+			oc.r.Req = reqID(req)
+			if algo != "" {
+				oc.r.Algo = b.rec.strs.ID(algo)
+			}
+		}
+		b.end(&oc, tok, base.EmptyStatus, err)
+		return req, err
 	}
 	return req, start()
 }

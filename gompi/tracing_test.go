@@ -102,6 +102,13 @@ func TestTraceEveryP2PForm(t *testing.T) {
 		if err := d.Barrier(); err != nil {
 			return err
 		}
+		ib, err := d.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if _, err := ib.Wait(); err != nil {
+			return err
+		}
 		return c.Barrier()
 	})
 	tr, err := trace.ReadDir(dir)
@@ -157,8 +164,8 @@ func TestTraceEveryP2PForm(t *testing.T) {
 	}
 	for _, rt := range tr.Ranks {
 		for i := range rt.Events {
-			if e := &rt.Events[i]; rt.Name(e) == "Barrier" && rt.String(e.Algo) == "" {
-				t.Errorf("rank %d: a Barrier without its algorithm", rt.Rank)
+			if e := &rt.Events[i]; (rt.Name(e) == "Barrier" || rt.Name(e) == "Ibarrier") && rt.String(e.Algo) == "" {
+				t.Errorf("rank %d: a %s without its algorithm", rt.Rank, rt.Name(e))
 			}
 		}
 	}
