@@ -16,6 +16,9 @@ func Call(c Comm, op Operation, a *Args, opts ...Option) error {
 	if err != nil {
 		return &Error{Op: op, Rank: rank, Peer: -1, Err: err}
 	}
+	if ob, ok := c.(AlgorithmObserver); ok {
+		ob.RunningAlgorithm(op, alg.Name)
+	}
 	if o.segment > 0 {
 		b := *a
 		b.SegmentSize = o.segment

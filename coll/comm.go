@@ -55,3 +55,10 @@ const MaxTag = 255
 type AlgorithmChooser interface {
 	ChooseAlgorithm(op Operation, commSize, bytes int) string
 }
+
+// AlgorithmObserver is implemented by a Comm that wants to know which
+// algorithm each call runs (a tracer records it): Call tells it once the
+// algorithm is chosen, before running it.
+type AlgorithmObserver interface {
+	RunningAlgorithm(op Operation, name string)
+}

@@ -117,7 +117,11 @@ type collComm struct {
 	base        int
 	nonblocking bool      // a nonblocking call: the shared-memory algorithms stay out
 	args        coll.Args // the call's arguments, kept here so that they need no allocation
+	algo        string    // the algorithm the call runs (coll.AlgorithmObserver), for the trace
 }
+
+// RunningAlgorithm records the algorithm coll chose for the call.
+func (x *collComm) RunningAlgorithm(_ coll.Operation, name string) { x.algo = name }
 
 // with stores the call's arguments in the adapter and returns them.
 func (x *collComm) with(a coll.Args) *coll.Args {
@@ -202,14 +206,18 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	}
 	b := tracer.Load()
 	var tok uint64
+	var oc openCall
 	if b != nil {
-		tok = b.t.Begin(Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		tok = b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
-	x.c, x.base, x.nonblocking = c, c.c.CollTagBase(), false
+	x.c, x.base, x.nonblocking, x.algo = c, c.c.CollTagBase(), false, ""
 	err := c.collErr(r, f(x))
 	if b != nil {
-		b.t.End(tok, base.EmptyStatus, err)
+		if b.rec != nil && x.algo != "" {
+			oc.r.Algo = b.rec.strs.ID(x.algo)
+		}
+		b.end(&oc, tok, base.EmptyStatus, err)
 	}
 	return err
 }
@@ -223,10 +231,15 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		return nil, err
 	}
 	var req *Request
+	var algo string // the algorithm, for the trace
+	b := tracer.Load()
 	start := func() error {
 		x := c.newCollComm()
 		x.nonblocking = true
 		a := x.with(args)
+		if b != nil && b.rec != nil {
+			algo, _ = coll.Choose(x, op, a, opts...)
+		}
 		if nativeColl {
 			if name, err := coll.Choose(x, op, a, opts...); err == nil && name == nativeAlgorithm {
 				var err error
@@ -237,8 +250,18 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		req = (*Request)(c.c.Go(func() error { return c.collErr(r, coll.Call(x, op, a, opts...)) }))
 		return nil
 	}
-	if b := tracer.Load(); b != nil {
-		return b.runReq(r, c, root, -1, n, func() (*Request, error) { err := start(); return req, err })
+	if b != nil {
+		var oc openCall
+		tok := b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		err := start()
+		if b.rec != nil && err == nil {
+			oc.r.Req = reqID(req)
+			if algo != "" {
+				oc.r.Algo = b.rec.strs.ID(algo)
+			}
+		}
+		b.end(&oc, tok, base.EmptyStatus, err)
+		return req, err
 	}
 	return req, start()
 }

@@ -27,6 +27,8 @@ type Comm struct {
 	kids      atomic.Uint32
 	groupMu   sync.Mutex
 	groupKids map[string]uint32 // CreateGroup calls made, by group and tag
+	// inTrace is set once the rank's trace has the communicator's members.
+	inTrace atomic.Bool
 }
 
 func newComm(r *rank, c *backend.Comm) *Comm {

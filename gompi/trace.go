@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/trace"
 )
 
 // Routine names a public operation for a Tracer.
@@ -208,7 +209,12 @@ type Tracer interface {
 	End(token uint64, st Status, err error)
 }
 
-type tracerBox struct{ t Tracer }
+// tracerBox holds the attached tracer; rec is set when it is the built-in
+// recorder, whose records take the fast path (begin and end below).
+type tracerBox struct {
+	t   Tracer
+	rec *recorder
+}
 
 // The interposition point. Every public operation loads it once: with no
 // tracer attached that is one load and one well-predicted branch.
@@ -219,7 +225,8 @@ var tracer atomic.Pointer[tracerBox]
 func SetTracer(t Tracer) Tracer {
 	var box *tracerBox
 	if t != nil {
-		box = &tracerBox{t}
+		box = &tracerBox{t: t}
+		box.rec, _ = t.(*recorder)
 	}
 	if old := tracer.Swap(box); old != nil {
 		return old.t
@@ -227,38 +234,61 @@ func SetTracer(t Tracer) Tracer {
 	return nil
 }
 
+// begin opens the record of a call: in oc for the built-in recorder, else
+// through the Tracer, whose token it returns. end closes it.
+func (b *tracerBox) begin(oc *openCall, ev Event) uint64 {
+	if b.rec != nil {
+		b.rec.open(oc, &ev)
+		return 0
+	}
+	return b.t.Begin(ev)
+}
+
+func (b *tracerBox) end(oc *openCall, tok uint64, st Status, err error) {
+	if b.rec != nil {
+		b.rec.close(oc, st, err)
+		return
+	}
+	b.t.End(tok, st, err)
+}
+
 func (b *tracerBox) run(op Routine, c *Comm, peer, tag, n int, f func() error) error {
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	err := f()
-	b.t.End(tok, base.EmptyStatus, err)
+	b.end(&oc, tok, base.EmptyStatus, err)
 	return err
 }
 
 func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (Status, error)) (Status, error) {
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	st, err := f()
-	b.t.End(tok, st, err)
+	b.end(&oc, tok, st, err)
 	return st, err
 }
 
 func emitInit(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{Routine: RoutineInit, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
+		var oc openCall
+		b.end(&oc, b.begin(&oc, Event{Routine: RoutineInit, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
 }
 
 func emitFinalize(c *Comm) {
 	if b := tracer.Load(); b != nil {
-		b.t.End(b.t.Begin(Event{Routine: RoutineFinalize, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
+		var oc openCall
+		b.end(&oc, b.begin(&oc, Event{Routine: RoutineFinalize, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
 }
 
 // onRequest runs f as routine op about request r under the tracer.
 func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) (Status, error) {
 	c, _ := r.be().Comm().User().(*Comm)
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
 	st, err := f()
-	b.t.End(tok, st, err)
+	b.end(&oc, tok, st, err)
 	return st, err
 }
 
@@ -266,24 +296,26 @@ func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) 
 // recorder learns whether the request completed.
 func (b *tracerBox) onRequestDone(op Routine, r *Request, f func() (Status, bool, error)) (Status, error) {
 	c, _ := r.be().Comm().User().(*Comm)
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
 	st, done, err := f()
-	if rec, ok := b.t.(*recorder); ok && done {
-		rec.completed(tok)
+	if b.rec != nil && done {
+		oc.r.Flags |= trace.FlagCompleted
 	}
-	b.t.End(tok, st, err)
+	b.end(&oc, tok, st, err)
 	return st, err
 }
 
 // runReq runs f, a call that makes a request (Isend, Irecv, SendInit,
 // Ibcast...), as routine op; the built-in recorder learns the request.
 func (b *tracerBox) runReq(op Routine, c *Comm, peer, tag, n int, f func() (*Request, error)) (*Request, error) {
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	req, err := f()
-	if rec, ok := b.t.(*recorder); ok && err == nil {
-		rec.made(tok, req)
+	if b.rec != nil && err == nil && req != nil {
+		oc.r.Req = reqID(req)
 	}
-	b.t.End(tok, base.EmptyStatus, err)
+	b.end(&oc, tok, base.EmptyStatus, err)
 	return req, err
 }
 
@@ -296,9 +328,10 @@ func (b *tracerBox) overRequests(op Routine, reqs []*Request, f func() (Status, 
 			break
 		}
 	}
-	tok := b.t.Begin(Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
+	var oc openCall
+	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
 	st, err := f()
-	b.t.End(tok, st, err)
+	b.end(&oc, tok, st, err)
 	return st, err
 }
 

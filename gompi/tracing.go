@@ -28,6 +28,9 @@ import (
 type recorder struct {
 	dir     string
 	clk     rdtsc.Clock
+	tsc     *rdtsc.TSCClock // clk when it is the TSC: read without an interface call
+	other   rdtsc.Clock     // clk when it is neither the TSC nor the monotonic clock
+	base    time.Time       // the monotonic clock's zero
 	strs    *trace.Strings
 	sites   siteCache
 	mu      sync.Mutex
@@ -124,14 +127,17 @@ func theRecorder(dir string) (*recorder, error) {
 	if _, err := trace.CheckDir(dir); err != nil {
 		return nil, base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
-	theRec = &recorder{dir: dir, clk: traceClock(), strs: trace.NewStrings()}
+	theRec = &recorder{dir: dir, strs: trace.NewStrings(), base: time.Now()}
+	theRec.setClock(traceClock())
 	return theRec, nil
 }
 
 // traceClock is the fast clock of the timestamps: the TSC where it can be
-// trusted, else the monotonic clock.
+// trusted or where GOMPI_TIMER=tsc asks for it (a virtual machine whose
+// kernel keeps kvm-clock often has a good TSC, and the trace's clock
+// alignment corrects rates anyway), else the monotonic clock.
 func traceClock() rdtsc.Clock {
-	if rdtsc.CheckTrust(0).OK() {
+	if rdtsc.CheckTrust(0).OK() || os.Getenv(jobenv.Timer) == "tsc" {
 		if c, err := rdtsc.TSC(); err == nil {
 			return c
 		}
@@ -139,7 +145,29 @@ func traceClock() rdtsc.Clock {
 	return rdtsc.Monotonic()
 }
 
-func (rec *recorder) now() int64 { return int64(rec.clk.Now() * 1e9) }
+func (rec *recorder) setClock(c rdtsc.Clock) {
+	rec.clk, rec.tsc, rec.other = c, nil, nil
+	switch c := c.(type) {
+	case *rdtsc.TSCClock:
+		rec.tsc = c
+	case rdtsc.MonotonicClock:
+	default:
+		rec.other = c
+	}
+}
+
+// now reads the trace clock in nanoseconds, the unit of records: the TSC
+// directly, or the runtime's monotonic clock (the vDSO), without the
+// interface call and float conversions of rdtsc.Clock.Now.
+func (rec *recorder) now() int64 {
+	if rec.tsc != nil {
+		return int64(rec.tsc.Now() * 1e9)
+	}
+	if rec.other != nil {
+		return int64(rec.other.Now() * 1e9)
+	}
+	return int64(time.Since(rec.base))
+}
 
 // syncClock measures every rank's offset to rank 0 (rank 0 serves ranks 1,
 // 2, … in turn, the linear algorithm of package sync/clock) over a duplicate
@@ -184,7 +212,7 @@ func (rec *recorder) syncClock(rw *rankWriter, phase string) []string {
 // nanoClock reads the recorder's clock in nanoseconds, the unit of records.
 type nanoClock struct{ rec *recorder }
 
-func (c nanoClock) Now() float64 { return c.rec.clk.Now() * 1e9 }
+func (c nanoClock) Now() float64 { return float64(c.rec.now()) }
 
 // engineLink runs the clock exchange on the engine, below the tracer.
 type engineLink struct{ c *backend.Comm }
@@ -198,7 +226,9 @@ func (l engineLink) Recv(b []byte, peer, tag int) error {
 	return err
 }
 
-// Begin opens a record for the call: who, with whom, where from, when.
+// Begin opens a record for the call: who, with whom, where from, when. It
+// serves the Tracer interface; gompi's own calls take the faster path of
+// open and close, with the record on the caller's stack.
 func (rec *recorder) Begin(ev Event) uint64 {
 	c := ev.Comm
 	if c == nil || c.r.trace == nil {
@@ -210,13 +240,7 @@ func (rec *recorder) Begin(ev Event) uint64 {
 		return 0
 	}
 	rw.comms[slot-1] = c
-	*r = trace.Record{Routine: uint8(ev.Routine), Comm: c.tid, Peer: peerOf(c, ev.Peer, ev.Routine),
-		Tag: int32(ev.Tag), Bytes: int64(ev.Bytes), StSource: trace.PeerNone, StTag: trace.TagAny}
-	if ev.Req != nil {
-		r.Req = reqID(ev.Req)
-	}
-	r.Site = rec.sites.site(rec.strs)
-	r.Start = rec.now()
+	rec.fill(rw, r, &ev)
 	return uint64(rw.index)<<32 | uint64(slot)
 }
 
@@ -228,7 +252,71 @@ func (rec *recorder) End(tok uint64, st Status, err error) {
 	end := rec.now()
 	rw := (*rec.writers.Load())[tok>>32]
 	slot := uint32(tok)
-	r := rw.w.Slot(slot)
+	finish(rw.w.Slot(slot), end, rw.comms[slot-1], st, err)
+	rw.comms[slot-1] = nil
+	rw.w.Commit(slot)
+}
+
+// openCall is a call in progress on the fast path: its record lives on the
+// caller's stack until the call returns, then is copied into the rank's
+// buffer (one lock per event, no slot to take and give back).
+type openCall struct {
+	r  trace.Record
+	c  *Comm
+	rw *rankWriter // nil: not recorded
+}
+
+// open starts the record of a call (the fast path of Begin).
+func (rec *recorder) open(oc *openCall, ev *Event) {
+	c := ev.Comm
+	if c == nil || c.r.trace == nil {
+		return
+	}
+	oc.c, oc.rw = c, c.r.trace
+	rec.fill(oc.rw, &oc.r, ev)
+}
+
+// close ends the record and writes it (the fast path of End).
+func (rec *recorder) close(oc *openCall, st Status, err error) {
+	if oc.rw == nil {
+		return
+	}
+	finish(&oc.r, rec.now(), oc.c, st, err)
+	oc.rw.w.Write(&oc.r)
+}
+
+// fill fills the record of a call as it begins; the start time is read
+// last, so that the recorder's own work is outside the call.
+func (rec *recorder) fill(rw *rankWriter, r *trace.Record, ev *Event) {
+	c := ev.Comm
+	if !c.inTrace.Load() {
+		defineComm(rw, c)
+	}
+	*r = trace.Record{Routine: uint8(ev.Routine), Comm: c.tid, Peer: peerOf(c, ev.Peer, ev.Routine),
+		Tag: int32(ev.Tag), Bytes: int64(ev.Bytes), StSource: trace.PeerNone, StTag: trace.TagAny}
+	if ev.Req != nil {
+		r.Req = reqID(ev.Req)
+	}
+	r.Site = rec.sites.site(rec.strs)
+	r.Start = rec.now()
+}
+
+// defineComm writes the members of c into the rank's trace, the first time
+// the rank records a call on c (whichever call made c: Dup, Split, a window's
+// communicator...), so that exporters put messages on their communicator.
+func defineComm(rw *rankWriter, c *Comm) {
+	if !c.inTrace.CompareAndSwap(false, true) || c.tid == 1 {
+		return
+	}
+	m := make([]int32, c.Size())
+	for i := range m {
+		m[i] = int32(c.WorldRank(i))
+	}
+	rw.w.Comm(c.tid, m)
+}
+
+// finish completes the record of a call of c that ended at end.
+func finish(r *trace.Record, end int64, c *Comm, st Status, err error) {
 	r.End = end
 	if err != nil {
 		r.Flags |= trace.FlagError
@@ -237,16 +325,14 @@ func (rec *recorder) End(tok uint64, st Status, err error) {
 		r.Flags |= trace.FlagCancelled
 	}
 	if st.Source >= 0 {
-		c := rw.comms[slot-1]
 		r.StSource, r.StTag, r.StCount = int32(c.WorldRank(st.Source)), int32(st.Tag), int64(st.Count)
 	} else if st.Source == ProcNull {
 		r.StSource = trace.PeerNull // no message (ProcNull, or not a receive)
 	}
-	rw.comms[slot-1] = nil
-	rw.w.Commit(slot)
 }
 
-// made tells the record of a nonblocking call which request it made.
+// made tells the record of a nonblocking call which request it made (the
+// Tracer path; the fast path sets openCall.r.Req).
 func (rec *recorder) made(tok uint64, req *Request) {
 	if tok == 0 || req == nil {
 		return
@@ -306,19 +392,32 @@ type siteEntry struct {
 }
 
 func (sc *siteCache) site(strs *trace.Strings) uint32 {
-	var pcs [12]uintptr
-	n := callers(pcs[:]) // from Begin's caller up
-	for _, pc := range pcs[:n] {
+	// The user's frame is usually 3 or 4 up (fill, open, begin, run, ...):
+	// walk a few frames first, the whole depth only when they are all
+	// gompi's own.
+	var pcs [16]uintptr
+	n := callers(pcs[:6])
+	if id, ok := sc.first(pcs[:n], strs); ok || n < 6 {
+		return id
+	}
+	n = callers(pcs[:])
+	id, _ := sc.first(pcs[6:n], strs)
+	return id
+}
+
+// first returns the site of the first of pcs that is not gompi's own.
+func (sc *siteCache) first(pcs []uintptr, strs *trace.Strings) (uint32, bool) {
+	for _, pc := range pcs {
 		e := sc.tab[(pc>>2)%uintptr(len(sc.tab))].Load()
 		if e == nil || e.pc != pc {
 			e = resolveSite(pc, strs)
 			sc.tab[(pc>>2)%uintptr(len(sc.tab))].Store(e)
 		}
 		if !e.internal {
-			return e.id
+			return e.id, true
 		}
 	}
-	return 0
+	return 0, false
 }
 
 func resolveSite(pc uintptr, strs *trace.Strings) *siteEntry {

@@ -99,6 +99,16 @@ func TestTraceEveryP2PForm(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if err := d.Barrier(); err != nil {
+			return err
+		}
+		ib, err := d.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if _, err := ib.Wait(); err != nil {
+			return err
+		}
 		return c.Barrier()
 	})
 	tr, err := trace.ReadDir(dir)
@@ -140,7 +150,68 @@ func TestTraceEveryP2PForm(t *testing.T) {
 			t.Errorf("Send's call site is %q, want a line of tracing_test.go", rt.Site(e))
 		}
 	}
+	// The split communicator is in the trace with its members in its rank
+	// order (keys -me: world ranks 2, 1, 0), and its messages carry its id;
+	// every collective names the algorithm it ran.
+	var sub uint32
+	for _, m := range tr.Messages {
+		if m.Comm != 1 {
+			sub = m.Comm
+		}
+	}
+	if got := tr.Comms[sub]; len(got) != n || got[0] != 2 || got[1] != 1 || got[2] != 0 {
+		t.Errorf("communicator %d has members %v, want [2 1 0]", sub, got)
+	}
+	for _, rt := range tr.Ranks {
+		for i := range rt.Events {
+			if e := &rt.Events[i]; (rt.Name(e) == "Barrier" || rt.Name(e) == "Ibarrier") && rt.String(e.Algo) == "" {
+				t.Errorf("rank %d: a %s without its algorithm", rt.Rank, rt.Name(e))
+			}
+		}
+	}
 	if tr.Manifest.Ranks != n || len(tr.Manifest.Hosts) != n {
 		t.Errorf("manifest %+v", tr.Manifest)
+	}
+}
+
+// TestTraceWindowCalls: one-sided calls are in the trace file under their
+// names, with the target as a world rank and the bytes moved.
+func TestTraceWindowCalls(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GOMPI_TRACE", dir)
+	run(t, 2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int32](c, 4)
+		if err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		return w.Free()
+	})
+	tr, err := trace.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range tr.Ranks {
+		count := map[string]int{}
+		for i := range rt.Events {
+			e := &rt.Events[i]
+			count[rt.Name(e)]++
+			if rt.Name(e) == "Put" && (int(e.Peer) != 1-rt.Rank || e.Bytes != 8) {
+				t.Errorf("rank %d: Put to %d of %d bytes, want to %d of 8", rt.Rank, e.Peer, e.Bytes, 1-rt.Rank)
+			}
+		}
+		for name, n := range map[string]int{"Win_allocate": 1, "Win_fence": 2, "Put": 1, "Win_free": 1} {
+			if count[name] != n {
+				t.Errorf("rank %d: %d %s records, want %d (all: %v)", rt.Rank, count[name], name, n, count)
+			}
+		}
 	}
 }

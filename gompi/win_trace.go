@@ -28,9 +28,10 @@ var winRoutineNames = [...]string{"Win_create", "Win_allocate", "Win_allocate_sh
 // known before).
 func winTraced(r Routine, c *Comm, n int, f func() error) error {
 	if b := tracer.Load(); b != nil {
-		tok := b.t.Begin(Event{Routine: r, Comm: c, Peer: -1, Tag: -1, Bytes: n})
+		var oc openCall
+		tok := b.begin(&oc, Event{Routine: r, Comm: c, Peer: -1, Tag: -1, Bytes: n})
 		err := f()
-		b.t.End(tok, base.EmptyStatus, err)
+		b.end(&oc, tok, base.EmptyStatus, err)
 		return err
 	}
 	return f()
@@ -39,9 +40,10 @@ func winTraced(r Routine, c *Comm, n int, f func() error) error {
 // traced runs one call on w under the tracer.
 func (w *window) traced(r Routine, target, n int, f func() error) error {
 	if b := tracer.Load(); b != nil {
-		tok := b.t.Begin(Event{Routine: r, Comm: w.user, Peer: target, Tag: -1, Bytes: n, Window: w.id, Epoch: w.epoch(target)})
+		var oc openCall
+		tok := b.begin(&oc, Event{Routine: r, Comm: w.user, Peer: target, Tag: -1, Bytes: n, Window: w.id, Epoch: w.epoch(target)})
 		err := f()
-		b.t.End(tok, base.EmptyStatus, err)
+		b.end(&oc, tok, base.EmptyStatus, err)
 		return err
 	}
 	return f()

@@ -100,29 +100,32 @@ func Align(ranks []*RankTrace, msgs []Message) ClockReport {
 	}
 	rep.Origin = origin
 	// Work in nanoseconds relative to the origin, then convert to seconds.
-	orig := make([][2]float64, 0)
 	for _, rt := range ranks {
 		for i := range rt.Events {
 			e := &rt.Events[i]
 			e.T0 -= origin
 			e.T1 -= origin
-			orig = append(orig, [2]float64{e.T0, e.T1})
 		}
 	}
-	repair(ranks, msgs, &rep)
-	k := 0
-	for _, rt := range ranks {
-		for i := range rt.Events {
-			e := &rt.Events[i]
-			shift := math.Max(e.T0-orig[k][0], e.T1-orig[k][1])
-			if shift > 0 {
+	// The repair keeps the times before its first change of a rank (most
+	// ranks have none), to report what moved.
+	orig := map[int][][2]float64{}
+	repair(ranks, msgs, &rep, orig)
+	for r, o := range orig {
+		for i := range ranks[r].Events {
+			e := &ranks[r].Events[i]
+			if shift := math.Max(e.T0-o[i][0], e.T1-o[i][1]); shift > 0 {
 				rep.Moved++
 				rep.MaxShift = math.Max(rep.MaxShift, shift*1e-9)
 				rep.TotalShift += shift * 1e-9
 			}
+		}
+	}
+	for _, rt := range ranks {
+		for i := range rt.Events {
+			e := &rt.Events[i]
 			e.T0 *= 1e-9
 			e.T1 *= 1e-9
-			k++
 		}
 	}
 	return rep
@@ -137,7 +140,10 @@ type shiftAfter struct{ at, by float64 }
 // `at` on: the order of the rank's events and their durations are kept. A
 // shift can make a later send start later and so create a new violation,
 // hence passes until none is left (bounded: a causal cycle would never end).
-func repair(ranks []*RankTrace, msgs []Message, rep *ClockReport) {
+//
+// orig receives, for each rank the repair changes, its times before the
+// first change.
+func repair(ranks []*RankTrace, msgs []Message, rep *ClockReport, orig map[int][][2]float64) {
 	ev := func(x EventRef) *Event { return &ranks[x.Rank].Events[x.Index] }
 	for _, m := range msgs {
 		if ev(m.RecvDone).T1 < ev(m.Send).T0 {
@@ -176,6 +182,13 @@ func repair(ranks []*RankTrace, msgs []Message, rep *ClockReport) {
 				return t + sum[sort.Search(len(pieces), func(i int) bool { return pieces[i].at > t })]
 			}
 			evs := ranks[rank].Events
+			if _, ok := orig[rank]; !ok {
+				o := make([][2]float64, len(evs))
+				for i := range evs {
+					o[i] = [2]float64{evs[i].T0, evs[i].T1}
+				}
+				orig[rank] = o
+			}
 			for i := range evs {
 				evs[i].T0, evs[i].T1 = move(evs[i].T0), move(evs[i].T1)
 			}

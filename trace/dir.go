@@ -93,6 +93,9 @@ type Trace struct {
 	Match    MatchStats
 	Clock    ClockReport
 	Dropped  uint64 // records lost, all ranks together
+	// Comms gives the members of each communicator other than the world
+	// (from the ranks' files): Comms[id][i] is the world rank of its rank i.
+	Comms map[uint32][]int32
 }
 
 // Event returns the event x names.
@@ -115,7 +118,7 @@ func ReadDir(dir string) (*Trace, error) {
 	if m.Ranks <= 0 {
 		return nil, fmt.Errorf("trace: %s: %w: the manifest says %d ranks", dir, ErrFormat, m.Ranks)
 	}
-	t := &Trace{Dir: dir, Manifest: m, Ranks: make([]*RankTrace, m.Ranks)}
+	t := &Trace{Dir: dir, Manifest: m, Ranks: make([]*RankTrace, m.Ranks), Comms: map[uint32][]int32{}}
 	for r := range t.Ranks {
 		rt, err := ReadFile(RankFile(dir, r))
 		if errors.Is(err, os.ErrNotExist) {
@@ -129,6 +132,11 @@ func ReadDir(dir string) (*Trace, error) {
 		}
 		t.Ranks[r] = rt
 		t.Dropped += rt.Dropped
+		for id, m := range rt.Comms {
+			if _, ok := t.Comms[id]; !ok {
+				t.Comms[id] = m
+			}
+		}
 	}
 	t.Messages, t.Match = Match(t.Ranks)
 	t.Clock = Align(t.Ranks, t.Messages)

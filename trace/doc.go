@@ -30,6 +30,7 @@
 //		}
 //	}
 //	t.Dropped, t.Clock.Moved, t.Clock.MaxShift, t.Clock.MaxErr
+//	t.Comms[e.Comm]                  // a communicator's members: world rank of each of its ranks
 //
 // ReadFile and Decode read a single rank's file. Every malformed input gives
 // an error wrapping ErrFormat, a *FormatError with the file and byte offset;

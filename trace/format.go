@@ -20,9 +20,11 @@ import (
 //	chunkRecords   n fixed-size records (RecordSize bytes each)
 //	chunkClock     a clock offset measurement (ClockSample)
 //	chunkEnd       records u64, dropped u64: written by Close, last in the file
+//	chunkComm      a communicator: id u32, size u32, then the world rank of each of
+//	               its ranks (i32, in rank order) (version 2)
 const (
 	Magic      = "GOMPITRC"
-	Version    = 1
+	Version    = 2
 	RecordSize = 72
 	headerSize = 32
 	chunkHead  = 8
@@ -38,7 +40,12 @@ const (
 	chunkRecords
 	chunkClock
 	chunkEnd
+	chunkComm
 )
+
+// oldestVersion is the oldest file version the reader reads (version 1 has
+// no communicator chunks).
+const oldestVersion = 1
 
 // ErrFormat is wrapped by every error about a file that is not a valid trace
 // (wrong magic, unknown version, corrupt or truncated chunk).
@@ -87,6 +94,7 @@ type Record struct {
 	Comm    uint32 // communicator id, the same on every member
 	Peer    int32  // destination, source or root as a world rank, or PeerNone/PeerAny/PeerNull
 	Tag     int32  // tag, or TagAny
+	Algo    uint32 // string id of the collective algorithm chosen; 0 none (here, not last, to keep the struct 72 bytes)
 	Bytes   int64  // bytes sent, or the receive buffer's size; -1 when none
 	Req     uint64 // request id: the request the call made (Isend…) or is about (Wait…); 0 none
 	// The status of a completed receive (Recv, Sendrecv, or a Wait/Test that
@@ -95,7 +103,6 @@ type Record struct {
 	StSource int32
 	StTag    int32
 	StCount  int64
-	Algo     uint32 // string id of the collective algorithm chosen; 0 none
 }
 
 // put encodes r into b[:RecordSize].

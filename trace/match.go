@@ -54,13 +54,12 @@ func set(names ...string) map[string]bool {
 
 // p2pOp is one send or receive while matching.
 type p2pOp struct {
-	send             bool
-	comm             uint32
-	peer, tag        int32 // send: destination and tag; receive: from the status
-	bytes            int64
-	post, done       EventRef
-	postT, postIndex int64 // order of posting on the rank
-	complete         bool
+	send       bool
+	comm       uint32
+	peer, tag  int32 // send: destination and tag; receive: from the status
+	bytes      int64
+	post, done EventRef
+	complete   bool
 }
 
 type template struct {
@@ -86,7 +85,9 @@ func Match(ranks []*RankTrace) ([]Message, MatchStats) {
 	sends := map[key][]*p2pOp{}
 	recvs := map[key][]*p2pOp{}
 	for r, rt := range ranks {
-		for _, op := range rankOps(r, rt) {
+		ops := rankOps(r, rt)
+		for i := range ops {
+			op := &ops[i]
 			if !op.complete {
 				st.Incomplete++
 				continue
@@ -132,33 +133,34 @@ func Match(ranks []*RankTrace) ([]Message, MatchStats) {
 
 // rankOps lists the sends and receives of one rank in the order they were
 // posted.
-func rankOps(r int, rt *RankTrace) []*p2pOp {
-	order := make([]int, len(rt.Events))
+func rankOps(r int, rt *RankTrace) []p2pOp {
+	order := make([]int32, len(rt.Events))
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
 	// Posting order is the order calls began; ties keep file order.
 	sort.SliceStable(order, func(a, b int) bool { return rt.Events[order[a]].Start < rt.Events[order[b]].Start })
-	var ops []*p2pOp
-	pending := map[uint64]*p2pOp{}     // request → its operation in flight
+	var ops []p2pOp
+	pending := map[uint64]int{}        // request → its operation in flight (index in ops)
 	templates := map[uint64]template{} // persistent request → what Start runs
-	for seq, i := range order {
+	for _, i32 := range order {
+		i := int(i32)
 		e := &rt.Events[i]
 		if e.Flags&FlagError != 0 {
 			continue
 		}
 		ref := EventRef{r, i}
 		name := rt.routine(e.Routine)
-		post := func(t template, done bool) *p2pOp {
-			op := &p2pOp{send: t.send, comm: t.comm, peer: t.peer, tag: t.tag, bytes: t.bytes, post: ref,
-				postT: e.Start, postIndex: int64(seq)}
+		post := func(t template, done bool) int {
+			op := p2pOp{send: t.send, comm: t.comm, peer: t.peer, tag: t.tag, bytes: t.bytes, post: ref}
 			if done {
 				op.done, op.complete = ref, true
 			}
 			ops = append(ops, op)
-			return op
+			return len(ops) - 1
 		}
-		recvStatus := func(op *p2pOp) {
+		recvStatus := func(k int) {
+			op := &ops[k]
 			op.peer, op.tag, op.bytes = e.StSource, e.StTag, e.StCount
 		}
 		switch {
@@ -183,15 +185,15 @@ func rankOps(r int, rt *RankTrace) []*p2pOp {
 			// receive is posted here, in this order, and completed by the
 			// Mrecv, or the Wait/Test of the Imrecv, named by the same id.
 			if e.Flags&FlagCompleted != 0 && e.StSource >= 0 && e.Req != 0 {
-				op := post(template{comm: e.Comm}, false)
-				recvStatus(op)
-				pending[e.Req] = op
+				k := post(template{comm: e.Comm}, false)
+				recvStatus(k)
+				pending[e.Req] = k
 			}
 		case name == "Mrecv":
-			if op := pending[e.Req]; op != nil {
+			if k, ok := pending[e.Req]; ok {
 				delete(pending, e.Req)
-				op.done, op.complete = ref, true
-				recvStatus(op)
+				ops[k].done, ops[k].complete = ref, true
+				recvStatus(k)
 			}
 		case name == "Sendrecv" || name == "Sendrecv_replace":
 			// The receive is posted before the send.
@@ -210,10 +212,11 @@ func rankOps(r int, rt *RankTrace) []*p2pOp {
 				pending[e.Req] = post(t, false)
 			}
 		case completions[name]:
-			op := pending[e.Req]
-			if op == nil || (name == "Test" && e.Flags&FlagCompleted == 0) {
+			k, ok := pending[e.Req]
+			if !ok || (name == "Test" && e.Flags&FlagCompleted == 0) {
 				continue
 			}
+			op := &ops[k]
 			delete(pending, e.Req)
 			if e.Flags&FlagCancelled != 0 {
 				op.complete = false
@@ -223,7 +226,7 @@ func rankOps(r int, rt *RankTrace) []*p2pOp {
 			}
 			op.done, op.complete = ref, true
 			if !op.send {
-				recvStatus(op)
+				recvStatus(k)
 				if op.peer < 0 { // ProcNull: no message
 					op.peer, op.complete = PeerNull, false
 				}

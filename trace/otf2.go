@@ -20,10 +20,10 @@ import (
 // What goes in: a location per rank (a process per rank under a system-tree
 // node per host), a region per routine ("MPI_Send", ...), Enter/Leave per
 // call, an MPI_SEND on the call that posted each matched message and an
-// MPI_RECV on the call that completed it (ranks are world ranks, on the
-// world communicator), and MPI_COLLECTIVE_BEGIN/END inside every blocking
-// collective, on a communicator per communicator id whose members are the
-// ranks that used it.
+// MPI_RECV on the call that completed it, on the message's communicator
+// with ranks of that communicator, and MPI_COLLECTIVE_BEGIN/END inside
+// every blocking collective. Every communicator is defined with its members
+// as the trace recorded them (Trace.Comms).
 
 // Record types of the OTF2 buffer format.
 const (
@@ -190,39 +190,29 @@ func WriteOTF2(anchor string, t *Trace) error {
 		}
 		return id
 	}
-	// Communicators: the world is OTF2 communicator 0; every other id one
-	// of its own, whose members are the ranks that used it.
-	members := map[uint32][]int{}
-	for r, rt := range t.Ranks {
-		for i := range rt.Events {
-			c := rt.Events[i].Comm
-			if c > 1 {
-				if m := members[c]; len(m) == 0 || m[len(m)-1] != r {
-					members[c] = append(m, r)
-				}
-			}
+	comms := otf2Comms(t)
+	// Messages by the rank that carries them (indices into t.Messages); each
+	// rank's are indexed by event only while its file is written.
+	sendsOf, recvsOf := make([][]int32, n), make([][]int32, n)
+	for k, m := range t.Messages {
+		sendsOf[m.Send.Rank] = append(sendsOf[m.Send.Rank], int32(k))
+		recvsOf[m.RecvDone.Rank] = append(recvsOf[m.RecvDone.Rank], int32(k))
+	}
+	byEvent := func(ks []int32, ref func(m *Message) EventRef) map[int][]int32 {
+		x := make(map[int][]int32, len(ks))
+		for _, k := range ks {
+			i := ref(&t.Messages[k]).Index
+			x[i] = append(x[i], k)
 		}
-	}
-	commIDs := map[uint32]uint32{1: 0}
-	var subComms []uint32
-	for c := range members {
-		subComms = append(subComms, c)
-	}
-	sort.Slice(subComms, func(i, j int) bool { return subComms[i] < subComms[j] })
-	for i, c := range subComms {
-		commIDs[c] = uint32(i + 1)
-	}
-	// Messages by the event that carries them.
-	sends := map[EventRef][]Message{}
-	recvs := map[EventRef][]Message{}
-	for _, m := range t.Messages {
-		sends[m.Send] = append(sends[m.Send], m)
-		recvs[m.RecvDone] = append(recvs[m.RecvDone], m)
+		return x
 	}
 	var maxTS uint64
 	counts := make([]uint64, n)
 	for r, rt := range t.Ranks {
-		c, end, err := writeOTF2Events(filepath.Join(base, fmt.Sprintf("%d.evt", r)), r, rt, region, commIDs, members, sends, recvs)
+		sends := byEvent(sendsOf[r], func(m *Message) EventRef { return m.Send })
+		recvs := byEvent(recvsOf[r], func(m *Message) EventRef { return m.RecvDone })
+		sendsOf[r], recvsOf[r] = nil, nil
+		c, end, err := writeOTF2Events(filepath.Join(base, fmt.Sprintf("%d.evt", r)), rt, region, comms, t.Messages, sends, recvs)
 		if err != nil {
 			return err
 		}
@@ -321,9 +311,10 @@ func WriteOTF2(anchor string, t *Trace) error {
 	group(0, "MPI locations", 6, 4, all) // COMM_LOCATIONS: locations by world rank
 	group(1, "world", 4, 5, all)         // COMM_GROUP
 	comm(0, "world", 1)
-	for i, c := range subComms {
-		group(uint32(i+2), fmt.Sprintf("comm %d", c), 4, 5, members[c])
-		comm(uint32(i+1), fmt.Sprintf("comm %d", c), uint32(i+2))
+	for _, c := range comms.sub {
+		oc := comms.byID[c]
+		group(oc.id+1, fmt.Sprintf("comm %d", c), 4, 5, oc.members)
+		comm(oc.id, fmt.Sprintf("comm %d", c), oc.id+1)
 	}
 	d.b = append(d.b, 0x02, 0x01)
 	if err := os.WriteFile(base+".def", d.b, 0o644); err != nil {
@@ -357,6 +348,80 @@ func WriteOTF2(anchor string, t *Trace) error {
 	return nil
 }
 
+// otf2Comm is a communicator of the archive: its OTF2 id and its members
+// (world ranks, in the communicator's rank order).
+type otf2Comm struct {
+	id      uint32
+	members []int
+	rankOf  map[int]int // world rank → rank in the communicator
+}
+
+// rank returns the rank of world rank w in the communicator (w itself when
+// the communicator does not know it, which a consistent trace never asks).
+func (c *otf2Comm) rank(w int) uint32 {
+	if r, ok := c.rankOf[w]; ok {
+		return uint32(r)
+	}
+	return uint32(w)
+}
+
+type otf2CommSet struct {
+	byID map[uint32]*otf2Comm // by the trace's communicator id
+	sub  []uint32             // the ids other than the world's, sorted
+}
+
+// otf2Comms gives every communicator of t an OTF2 communicator: the world
+// is 0 (group 1), every other id one of its own with the members the trace
+// recorded (files of version 1 recorded none: then its members are the
+// ranks that used it, in world-rank order).
+func otf2Comms(t *Trace) otf2CommSet {
+	n := len(t.Ranks)
+	used := map[uint32][]int{}
+	for r, rt := range t.Ranks {
+		for i := range rt.Events {
+			c := rt.Events[i].Comm
+			if c > 1 {
+				if m := used[c]; len(m) == 0 || m[len(m)-1] != r {
+					used[c] = append(m, r)
+				}
+			}
+		}
+	}
+	cs := otf2CommSet{byID: map[uint32]*otf2Comm{}}
+	world := &otf2Comm{id: 0, members: make([]int, n), rankOf: map[int]int{}}
+	for r := range world.members {
+		world.members[r], world.rankOf[r] = r, r
+	}
+	cs.byID[1] = world
+	for c := range used {
+		cs.sub = append(cs.sub, c)
+	}
+	sort.Slice(cs.sub, func(i, j int) bool { return cs.sub[i] < cs.sub[j] })
+	for i, c := range cs.sub {
+		oc := &otf2Comm{id: uint32(i + 1), members: used[c], rankOf: map[int]int{}}
+		if m, ok := t.Comms[c]; ok {
+			oc.members = make([]int, len(m))
+			for k, w := range m {
+				oc.members[k] = int(w)
+			}
+		}
+		for k, w := range oc.members {
+			oc.rankOf[w] = k
+		}
+		cs.byID[c] = oc
+	}
+	return cs
+}
+
+// comm returns the OTF2 communicator of trace id c (the world for an id
+// the set does not know).
+func (cs otf2CommSet) comm(c uint32) *otf2Comm {
+	if oc, ok := cs.byID[c]; ok {
+		return oc
+	}
+	return cs.byID[1]
+}
+
 // otf2Event is one OTF2 event of a rank before encoding.
 type otf2Event struct {
 	ts  uint64
@@ -368,8 +433,11 @@ type otf2Event struct {
 // events and the last timestamp. Calls become Enter/Leave, properly nested
 // (a call that outlives the call around it, which only goroutines of one
 // rank overlapping can cause, is cut at its end).
-func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint32, commIDs map[uint32]uint32,
-	members map[uint32][]int, sends, recvs map[EventRef][]Message) (uint64, uint64, error) {
+//
+// sends and recvs give, by event index, the messages (indices into msgs)
+// the event posted or completed.
+func writeOTF2Events(path string, rt *RankTrace, region func(string) uint32, comms otf2CommSet,
+	msgs []Message, sends, recvs map[int][]int32) (uint64, uint64, error) {
 	order := make([]int, len(rt.Events))
 	for i := range order {
 		order[i] = i
@@ -389,22 +457,22 @@ func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint
 		e := &rt.Events[o.idx]
 		name := rt.Name(e)
 		reg := region(name)
-		for _, m := range recvs[EventRef{r, o.idx}] {
+		for _, k := range recvs[o.idx] {
+			m := &msgs[k]
+			c := comms.comm(m.Comm)
 			evs = append(evs, otf2Event{o.end, otf2MpiRecv, func(p *obuf) {
-				p.cu32(uint32(m.Src))
-				p.cu32(0)
+				p.cu32(c.rank(m.Src))
+				p.cu32(c.id)
 				p.cu32(uint32(m.Tag))
 				p.cu(uint64(max(m.Bytes, 0)))
 			}})
 		}
 		if op, ok := otf2Collectives[name]; ok && e.Flags&FlagError == 0 {
-			comm := commIDs[e.Comm]
+			c := comms.comm(e.Comm)
+			comm := c.id
 			root := uint32(math.MaxUint32)
 			if e.Peer >= 0 {
-				root = uint32(e.Peer)
-				if ms := members[e.Comm]; e.Comm > 1 {
-					root = uint32(sort.SearchInts(ms, int(e.Peer)))
-				}
+				root = c.rank(int(e.Peer))
 			}
 			bytes := uint64(max(e.Bytes, 0))
 			evs = append(evs, otf2Event{o.end, otf2CollEnd, func(p *obuf) {
@@ -430,10 +498,12 @@ func writeOTF2Events(path string, r int, rt *RankTrace, region func(string) uint
 		name := rt.Name(e)
 		reg := region(name)
 		evs = append(evs, otf2Event{t0, otf2Enter, func(p *obuf) { p.cu32(reg) }})
-		for _, m := range sends[EventRef{r, i}] {
+		for _, k := range sends[i] {
+			m := &msgs[k]
+			c := comms.comm(m.Comm)
 			evs = append(evs, otf2Event{t0, otf2MpiSend, func(p *obuf) {
-				p.cu32(uint32(m.Dst))
-				p.cu32(0)
+				p.cu32(c.rank(m.Dst))
+				p.cu32(c.id)
 				p.cu32(uint32(m.Tag))
 				p.cu(uint64(max(m.Bytes, 0)))
 			}})

@@ -124,3 +124,55 @@ func TestOTF2ReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestOTF2MessagesOnTheirCommunicator: a message on a sub-communicator whose
+// rank order is not the world's is an MPI_SEND/MPI_RECV on that
+// communicator, with its ranks there, and the communicator is defined with
+// its members in rank order.
+func TestOTF2MessagesOnTheirCommunicator(t *testing.T) {
+	names := []string{1: "Send", 2: "Recv", 3: "Bcast"}
+	const sub = 42
+	tr := &Trace{Ranks: make([]*RankTrace, 4), Comms: map[uint32][]int32{sub: {3, 1}}, Manifest: Manifest{Ranks: 4}}
+	for r := range tr.Ranks {
+		tr.Ranks[r] = &RankTrace{Rank: r, Size: 4, Routines: names, Strings: []string{""}, Info: map[string]string{"host": "h"}}
+	}
+	ev := func(r int, rec Record) {
+		rt := tr.Ranks[r]
+		rec.Start, rec.End = int64(100*len(rt.Events)), int64(100*len(rt.Events)+50)
+		rt.Events = append(rt.Events, Event{Record: rec})
+	}
+	ev(1, Record{Routine: 1, Comm: sub, Peer: 3, Tag: 5, Bytes: 8, StSource: PeerNone})
+	ev(3, Record{Routine: 2, Comm: sub, Peer: 1, Tag: 5, Bytes: 8, StSource: 1, StTag: 5, StCount: 8})
+	ev(1, Record{Routine: 3, Comm: sub, Peer: 3, Tag: -1, Bytes: 4, StSource: PeerNone}) // root: world 3, rank 0 of sub
+	ev(3, Record{Routine: 3, Comm: sub, Peer: 3, Tag: -1, Bytes: 4, StSource: PeerNone})
+	tr.Messages, tr.Match = Match(tr.Ranks)
+	tr.Clock = Align(tr.Ranks, tr.Messages)
+	if len(tr.Messages) != 1 {
+		t.Fatalf("%d messages matched, want 1", len(tr.Messages))
+	}
+	anchor := filepath.Join(t.TempDir(), "sub.otf2")
+	if err := WriteOTF2(anchor, tr); err != nil {
+		t.Fatal(err)
+	}
+	cs := otf2Comms(tr)
+	if c := cs.comm(sub); c.rank(3) != 0 || c.rank(1) != 1 || c.id != 1 {
+		t.Errorf("communicator %d: id %d, world 3 → %d, world 1 → %d; want id 1, 0 and 1", sub, c.id, c.rank(3), c.rank(1))
+	}
+	if _, err := exec.LookPath("otf2-print"); err != nil {
+		t.Skip("otf2-print is not installed (Debian: apt-get install otf2-tools)")
+	}
+	out, err := exec.Command("otf2-print", "-A", anchor).CombinedOutput()
+	if err != nil {
+		t.Fatalf("otf2-print: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`Receiver: 0 ("rank 3" <3>), Communicator: "comm 42" <1>, Tag: 5`, // world 3 is rank 0 of the sub-communicator
+		`Sender: 1 ("rank 1" <1>), Communicator: "comm 42" <1>, Tag: 5`,   // world 1 is its rank 1
+		`Operation: BCAST, Communicator: "comm 42" <1>, Root: 0 ("rank 3" <3>)`,
+		`"comm 42" <12>, Type: COMM_GROUP, Paradigm: MPI, Flags: NONE, 2 Members: 3 ("rank 3" <3>), 1 ("rank 1" <1>)`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("otf2-print does not show %q:\n%s", want, out)
+		}
+	}
+}

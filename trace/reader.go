@@ -17,8 +17,12 @@ type RankTrace struct {
 	Strings  []string // Strings[id] is the string with id (Strings[0] is "")
 	Events   []Event  // in the order the calls returned
 	Clock    []ClockSample
-	Records  uint64 // records the writer wrote (from the end of the file)
-	Dropped  uint64 // records the writer could not keep
+	// Comms gives the members of the communicators this rank used, by id:
+	// Comms[id][i] is the world rank of rank i of the communicator (the
+	// world, id 1, is left out). Files of version 1 have none.
+	Comms   map[uint32][]int32
+	Records uint64 // records the writer wrote (from the end of the file)
+	Dropped uint64 // records the writer could not keep
 }
 
 // Event is one call: its record, and its begin and end on the job's one
@@ -75,17 +79,18 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 		return nil, bad(0, "bad magic %q", b[:8])
 	}
 	le := binary.LittleEndian
-	if v := le.Uint16(b[8:]); v != Version {
-		return nil, bad(8, "version %d, this reader knows %d", v, Version)
+	if v := le.Uint16(b[8:]); v < oldestVersion || v > Version {
+		return nil, bad(8, "version %d, this reader knows %d to %d", v, oldestVersion, Version)
 	}
 	if rs := le.Uint16(b[10:]); rs != RecordSize {
 		return nil, bad(10, "record size %d, want %d", rs, RecordSize)
 	}
 	rt := &RankTrace{Path: name, Rank: int(int32(le.Uint32(b[16:]))), Size: int(int32(le.Uint32(b[20:]))),
-		Info: map[string]string{}, Strings: []string{""}}
+		Info: map[string]string{}, Strings: []string{""}, Comms: map[uint32][]int32{}}
 	if rt.Size <= 0 || rt.Rank < 0 || rt.Rank >= rt.Size {
 		return nil, bad(16, "rank %d of %d", rt.Rank, rt.Size)
 	}
+	rt.Events = make([]Event, 0, countRecords(b))
 	off := headerSize
 	ended := false
 	for off < len(b) {
@@ -161,6 +166,18 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 				return nil, bad(pos, "clock sample with offset %v ± %v", s.Offset, s.Err)
 			}
 			rt.Clock = append(rt.Clock, s)
+		case chunkComm:
+			if len(p) < 8 || uint64(le.Uint32(p[4:]))*4 != uint64(len(p)-8) {
+				return nil, bad(pos, "corrupt communicator chunk")
+			}
+			id, m := le.Uint32(p), make([]int32, le.Uint32(p[4:]))
+			for i := range m {
+				m[i] = int32(le.Uint32(p[8+4*i:]))
+				if m[i] < 0 || int(m[i]) >= rt.Size {
+					return nil, bad(pos, "communicator %d has world rank %d of %d", id, m[i], rt.Size)
+				}
+			}
+			rt.Comms[id] = m
 		case chunkEnd:
 			if n != 16 {
 				return nil, bad(pos, "corrupt end chunk")
@@ -185,6 +202,24 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 		}
 	}
 	return rt, nil
+}
+
+// countRecords counts the records of a file's record chunks (as far as the
+// chunk headers are sound; Decode checks them), so that Decode allocates
+// its events once, at their size.
+func countRecords(b []byte) int {
+	n := 0
+	for off := headerSize; len(b)-off >= chunkHead; {
+		kind, size := binary.LittleEndian.Uint32(b[off:]), int(binary.LittleEndian.Uint32(b[off+4:]))
+		if size > maxChunk || size > len(b)-off-chunkHead {
+			break
+		}
+		if kind == chunkRecords {
+			n += size / RecordSize
+		}
+		off += chunkHead + size
+	}
+	return n
 }
 
 // cutString splits a length-prefixed string off p.

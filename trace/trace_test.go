@@ -33,6 +33,7 @@ func TestRoundTrip(t *testing.T) {
 		want = append(want, r)
 	}
 	w.Clock(ClockSample{Phase: "init", Local: 5, Offset: -1.5, Err: 0.25})
+	w.Comm(7, []int32{3, 0, 2})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +58,19 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if len(rt.Clock) != 1 || rt.Clock[0] != (ClockSample{"init", 5, -1.5, 0.25}) {
 		t.Errorf("clock %+v", rt.Clock)
+	}
+	if m := rt.Comms[7]; len(rt.Comms) != 1 || len(m) != 3 || m[0] != 3 || m[1] != 0 || m[2] != 2 {
+		t.Errorf("communicators %v, want 7: [3 0 2]", rt.Comms)
+	}
+	// A communicator naming a rank beyond the job is a format error.
+	b, _ := os.ReadFile(path)
+	i := strings.Index(string(b), "\x07\x00\x00\x00\x14\x00\x00\x00\x07\x00\x00\x00\x03\x00\x00\x00")
+	if i < 0 {
+		t.Fatal("no communicator chunk in the file")
+	}
+	b[i+16] = 9
+	if _, err := Decode(path, b); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "world rank 9") {
+		t.Errorf("a communicator with world rank 9 of 4: %v", err)
 	}
 }
 

@@ -273,6 +273,21 @@ func (w *Writer) Clock(s ClockSample) {
 	w.mu.Unlock()
 }
 
+// Comm records the members of communicator id: members[i] is the world
+// rank of its rank i.
+func (w *Writer) Comm(id uint32, members []int32) {
+	p := binary.LittleEndian.AppendUint32(nil, id)
+	p = binary.LittleEndian.AppendUint32(p, uint32(len(members)))
+	for _, m := range members {
+		p = binary.LittleEndian.AppendUint32(p, uint32(m))
+	}
+	w.mu.Lock()
+	if !w.closed {
+		w.work <- appendChunk(nil, chunkComm, p)
+	}
+	w.mu.Unlock()
+}
+
 // Close writes what is buffered and the end of the file, and closes it. It
 // returns the first I/O error. Calls recorded afterwards are counted as
 // dropped (and not written: the file is complete).
