@@ -123,12 +123,15 @@ type window struct {
 	// Completes.
 	posts, completes         [][]uint32
 	postsSeen, completesSeen []uint32
-	serving                  bool          // the service goroutine runs
-	locks                    rma.LockTable // service only
-	errs                     []uint8       // service only: per origin, an error to report at its next flush
-	cmu                      sync.Mutex
-	ccond                    sync.Cond
-	done                     int // Complete messages received (PSCW)
+	// With direct, what the epochs give on each target, readable without
+	// mu (win_direct.go): the operations' fast path.
+	gate    []atomic.Uint32
+	serving bool          // the service goroutine runs
+	locks   rma.LockTable // service only
+	errs    []uint8       // service only: per origin, an error to report at its next flush
+	cmu     sync.Mutex
+	ccond   sync.Cond
+	done    int // Complete messages received (PSCW)
 
 	// Origin side, guarded by mu.
 	mu       sync.Mutex

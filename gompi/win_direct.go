@@ -77,9 +77,56 @@ func (w *window) setDirect(s *sharedMem) {
 		w.posts[r], w.completes[r] = words[:w.n], words[w.n:]
 	}
 	w.postsSeen = make([]uint32, w.n)
+	w.gate = make([]atomic.Uint32, w.n)
 	w.completesSeen = make([]uint32, w.n)
 	w.direct = true
 	w.stopService()
+}
+
+// The gate of a target on the direct path: a bit per kind of epoch that
+// gives this rank access to it. The synchronization calls set a bit (under
+// mu) once the epoch is open, after the state that mu guards, and clear it
+// before they close the epoch, so that an operation that reads a bit set
+// is inside an epoch without taking mu. An operation that finds no bit
+// set takes the slow path, which reports the error. (An operation running
+// while another goroutine closes its epoch is a race in the program, as
+// in MPI.)
+const (
+	gateLock  = 1 << iota // Lock or LockAll
+	gateFence             // a fence epoch
+	gateStart             // a PSCW access epoch
+)
+
+// gateSet sets (on) or clears bit in the gate of target (of every target
+// when target is -1). A no-op off the direct path.
+func (w *window) gateSet(bit uint32, on bool, target int) {
+	if !w.direct {
+		return
+	}
+	for t := range w.n {
+		if target >= 0 && t != target {
+			continue
+		}
+		if on {
+			w.gate[t].Or(bit)
+		} else {
+			w.gate[t].And(^bit)
+		}
+	}
+}
+
+// open reports whether an operation of count elements at disp of target
+// can go the fast way: a direct window, a target in range, elements inside
+// its part, and an epoch that gives access (a passive one when passive).
+func (w *window) open(target, disp, count int, passive bool) bool {
+	if !w.direct || uint(target) >= uint(w.n) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
+		return false
+	}
+	g := w.gate[target].Load()
+	if passive {
+		return g&gateLock != 0
+	}
+	return g != 0
 }
 
 // signal counts one Post or Complete of this rank at target (word is the

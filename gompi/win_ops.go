@@ -244,6 +244,7 @@ func (w *window) check(name string, target, disp, count int, passive bool) (bool
 // opChecked is an operator opCode accepted last, so that a loop with one
 // operator checks it once.
 type opChecked struct {
+	op   *coll.Op
 	name string
 	size int
 	code rma.OpCode
@@ -254,12 +255,16 @@ func (w *window) opCode(name string, target int, op *coll.Op) (rma.OpCode, error
 	if op == nil {
 		return 0, w.errf(name, base.ErrArg, target, "the operator is nil (a zero Op)", "pass a predefined operator such as gompi.Sum[int64]()")
 	}
-	if last := w.lastOp.Load(); last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
+	last := w.lastOp.Load()
+	if last != nil && last.op == op {
+		return last.code, nil // the same predefined operator (they are made once per type)
+	}
+	if last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
 		return last.code, nil
 	}
 	code, err := w.checkOp(name, target, op)
 	if err == nil {
-		w.lastOp.Store(&opChecked{op.Name, op.ElemSize, code})
+		w.lastOp.Store(&opChecked{op, op.Name, op.ElemSize, code})
 	}
 	return code, err
 }
@@ -316,6 +321,10 @@ func (w *window) send(h *rma.Header, payload []byte, target int, own bool) (*bac
 }
 
 func (w *window) put(name string, b []byte, target, disp int, own bool) (*backend.Request, error) {
+	if w.open(target, disp, len(b)/w.elem, own) {
+		copy(w.at(target, disp, len(b)/w.elem), b)
+		return nil, nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check(name, target, disp, len(b)/w.elem, own); !ok || err != nil {
@@ -334,6 +343,10 @@ func (w *window) put(name string, b []byte, target, disp int, own bool) (*backen
 }
 
 func (w *window) get(name string, b []byte, target, disp int, own bool) (*backend.Request, error) {
+	if w.open(target, disp, len(b)/w.elem, own) {
+		copy(b, w.at(target, disp, len(b)/w.elem))
+		return nil, nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check(name, target, disp, len(b)/w.elem, own); !ok || err != nil {
@@ -365,6 +378,10 @@ func (w *window) fetchDirect(origin, result []byte, target, disp int, op *coll.O
 	if err != nil {
 		return err
 	}
+	if w.open(target, disp, 1, false) {
+		w.accDirect(code, origin, result, target, disp, 1)
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check("FetchAndOp", target, disp, 1, false); !ok || err != nil {
@@ -389,6 +406,13 @@ func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, 
 			return nil, w.errf(name, base.ErrArg, target, fmt.Sprintf("origin holds %d elements, result %d", len(origin)/w.elem, count),
 				"give origin and result the same length (origin may be nil with NoOp)")
 		}
+	}
+	if w.open(target, disp, count, own) {
+		if kind == rma.KindAcc {
+			result = nil
+		}
+		w.accDirect(code, origin, result, target, disp, count)
+		return nil, nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -426,6 +450,10 @@ func (w *window) cas(originCompare, result []byte, target, disp int) error {
 	if !rma.SupportsCAS(w.kind) {
 		return w.errf("CompareAndSwap", base.ErrRMAOp, target, fmt.Sprintf("element type %v is not an integer or bool", w.typ),
 			"compare-and-swap works on integer and bool elements (MPI's rule)")
+	}
+	if w.open(target, disp, 1, false) {
+		w.casDirect(originCompare, result, target, disp)
+		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
