@@ -40,6 +40,10 @@ func (x *Win[T]) Put(origin []T, target, disp int) error {
 		return err
 	}
 	b := bytesOf(origin)
+	if n := len(origin); tracer.Load() == nil && w.open(target, disp, n, false) {
+		copy(w.at(target, disp, n), b) // the same-host path, untraced: no call on the way
+		return nil
+	}
 	return w.traced(RoutineWinPut, target, len(b), func() error {
 		_, err := w.put("Put", b, target, disp, false)
 		return err
@@ -72,6 +76,10 @@ func (x *Win[T]) Get(result []T, target, disp int) error {
 		return err
 	}
 	b := bytesOf(result)
+	if n := len(result); tracer.Load() == nil && w.open(target, disp, n, false) {
+		copy(b, w.at(target, disp, n))
+		return nil
+	}
 	return w.traced(RoutineWinGet, target, len(b), func() error {
 		_, err := w.get("Get", b, target, disp, false)
 		return err
@@ -168,6 +176,13 @@ func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op[T]) err
 	if result == nil {
 		return w.errf("FetchAndOp", base.ErrArg, target, "result is nil", "pass where the old element is to go")
 	}
+	if tracer.Load() == nil && w.open(target, disp, 1, false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			// The same-host path, untraced, with the operator of the last call.
+			w.accDirect(last.code, unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), bytesOf(unsafe.Slice(result, 1)), target, disp, 1)
+			return nil
+		}
+	}
 	return w.traced(RoutineWinFetchAndOp, target, w.elem, func() error {
 		res := bytesOf(unsafe.Slice(result, 1))
 		if w.direct {
@@ -190,6 +205,11 @@ func (x *Win[T]) CompareAndSwap(origin, compare T, result *T, target, disp int) 
 	}
 	if result == nil {
 		return w.errf("CompareAndSwap", base.ErrArg, target, "result is nil", "pass where the old element is to go")
+	}
+	if tracer.Load() == nil && w.open(target, disp, 1, false) && rma.SupportsCAS(w.kind) {
+		oc := [2]T{origin, compare}
+		w.casDirect(bytesOf(oc[:]), bytesOf(unsafe.Slice(result, 1)), target, disp)
+		return nil
 	}
 	return w.traced(RoutineWinCompareAndSwap, target, w.elem, func() error {
 		oc := [2]T{origin, compare} // stays on the stack on the same-host path

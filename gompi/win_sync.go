@@ -243,9 +243,15 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 	if err != nil {
 		return err
 	}
+	// Direct operations are complete when issued.
+	flushed := w.direct && uint(target) < uint(w.n) && w.gate[target].Load()&gateLock != 0
+	if flushed && tracer.Load() == nil {
+		raceSync()
+		return nil
+	}
 	return w.traced(r, target, -1, func() error {
-		if w.direct && uint(target) < uint(w.n) && w.gate[target].Load()&gateLock != 0 {
-			raceSync() // direct operations are complete when issued
+		if flushed {
+			raceSync()
 			return nil
 		}
 		if target == ProcNull {
