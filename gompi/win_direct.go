@@ -22,9 +22,17 @@ import (
 // (every operation then goes by message, as between hosts).
 
 // winHeaderSize is the size of the words before a rank's elements in a
-// window of n ranks: a winHeader, then for each rank r the number of Posts
-// r made to this rank, then for each r the number of its Completes (PSCW).
-func winHeaderSize(n int) int { return (128 + 8*n + 127) / 128 * 128 }
+// window of n ranks: a winHeader, then from winCounters for each rank r the
+// number of Posts r made to this rank, then for each r the number of its
+// Completes (PSCW).
+func winHeaderSize(n int) int { return (winCounters + 8*n + 127) / 128 * 128 }
+
+// winCounters is where the PSCW counters start, past the winHeader. (They
+// once started at 128, on the fence's barrier words: a Post counted as a
+// rank arrived at the next Fence or Free.)
+const winCounters = 192
+
+var _ [winCounters - unsafe.Sizeof(winHeader{})]byte // the header fits before the counters
 
 // winHeader is the start of a rank's part of a shared-memory window.
 type winHeader struct {
@@ -73,7 +81,7 @@ func (w *window) setDirect(s *sharedMem) {
 	for r := range w.n {
 		w.peers[r] = s.peer(r)
 		w.hdrs[r] = s.header(r)
-		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[128])), 2*w.n)
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[winCounters])), 2*w.n)
 		w.posts[r], w.completes[r] = words[:w.n], words[w.n:]
 	}
 	w.postsSeen = make([]uint32, w.n)
@@ -182,7 +190,9 @@ func (w *window) pause(i int, word, sleepers *uint32, seen uint32) error {
 	atomic.AddUint32(sleepers, 1)
 	shm.WaitWord(word, seen, 10*time.Millisecond)
 	atomic.AddUint32(sleepers, ^uint32(0))
-	if w.peerGone() {
+	// A rank that has gone after changing the word (the last to arrive at
+	// Free's barrier, then finalized) is no loss: the caller looks again.
+	if atomic.LoadUint32(word) == seen && w.peerGone() {
 		return w.errf("wait", base.ErrPeerLost, -1, "a rank of the window finalized or exited while this one waited", "")
 	}
 	return nil

@@ -102,3 +102,53 @@ func TestRMAWithoutDirectPath(t *testing.T) {
 		t.Run(name, func(t *testing.T) { runCase(t, 3, tc.Run) })
 	}
 }
+
+// TestRMAFenceAfterPSCW: on the same-host path a Post once counted as a
+// rank arriving at the next Fence (the PSCW counters lay on the barrier's
+// words), so a Fence or Free after PSCW returned early or never. Each rank
+// posts to and starts on every rank, itself included, then puts to the
+// next rank under two fences.
+func TestRMAFenceAfterPSCW(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			runCase(t, n, func(c *gompi.Comm) error {
+				w, err := gompi.WinAllocate[int64](c, 1)
+				if err != nil {
+					return err
+				}
+				all := make([]int, n)
+				for i := range all {
+					all[i] = i
+				}
+				for range 3 {
+					if err := w.Post(all); err != nil {
+						return err
+					}
+					if err := w.Start(all); err != nil {
+						return err
+					}
+					if err := w.Complete(); err != nil {
+						return err
+					}
+					if err := w.Wait(); err != nil {
+						return err
+					}
+				}
+				me := int64(c.Rank())
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				if err := w.Put([]int64{me + 1}, (c.Rank()+1)%n, 0); err != nil {
+					return err
+				}
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				if got, want := w.Local()[0], int64((c.Rank()+n-1)%n+1); got != want {
+					return fmt.Errorf("rank %d holds %d after the fence, want %d", me, got, want)
+				}
+				return w.Free()
+			})
+		})
+	}
+}
