@@ -204,14 +204,28 @@ func wakeIf(word, sleepers *uint32) {
 	}
 }
 
+// The passive-target lock word: the number of shared holders, or
+// lockExcl; lockWant is set while an exclusive locker waits, and keeps new
+// shared lockers out until it has had its turn, so that a stream of shared
+// lockers cannot starve it (the message path's lock table queues requests
+// for the same reason).
+const lockWant = 1 << 30
+
+// tryShared takes a shared lock if no exclusive holder has it and none
+// waits for it.
+func (h *winHeader) tryShared() (bool, uint32) {
+	v := atomic.LoadUint32(&h.lock)
+	return v&(lockExcl|lockWant) == 0 && atomic.CompareAndSwapUint32(&h.lock, v, v+1), v
+}
+
 func (w *window) lockShared(h *winHeader) error {
 	for i := 0; ; i++ {
-		v := atomic.LoadUint32(&h.lock)
-		if v&lockExcl == 0 {
-			if atomic.CompareAndSwapUint32(&h.lock, v, v+1) {
-				return nil
-			}
-			continue
+		ok, v := h.tryShared()
+		if ok {
+			return nil
+		}
+		if v&(lockExcl|lockWant) == 0 {
+			continue // lost a race with another shared locker
 		}
 		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
 			return err
@@ -222,8 +236,17 @@ func (w *window) lockShared(h *winHeader) error {
 func (w *window) lockExclusive(h *winHeader) error {
 	for i := 0; ; i++ {
 		v := atomic.LoadUint32(&h.lock)
-		if v == 0 && atomic.CompareAndSwapUint32(&h.lock, 0, lockExcl) {
-			return nil
+		if v&^lockWant == 0 {
+			if atomic.CompareAndSwapUint32(&h.lock, v, lockExcl) {
+				return nil
+			}
+			continue
+		}
+		if v&lockWant == 0 {
+			if !atomic.CompareAndSwapUint32(&h.lock, v, v|lockWant) {
+				continue
+			}
+			v |= lockWant
 		}
 		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
 			return err
