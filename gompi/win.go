@@ -110,7 +110,8 @@ type window struct {
 	kind    reflect.Kind
 	typ     reflect.Type
 	flavor  winFlavor
-	sizes   []int // elements exposed by each rank (not dynamic)
+	sizes   []int    // elements exposed by each rank (not dynamic)
+	loc     *rma.Loc // the element is a ValueIndex: MinLoc and MaxLoc apply
 
 	// Target side.
 	mem     []byte       // the local memory (not dynamic)
@@ -178,6 +179,9 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	w := &window{user: c, c: c.c, cm: c, me: c.Rank(), n: c.Size(), elem: elem, kind: typ.Kind(), typ: typ,
 		flavor: flavor, mem: mem, stopped: make(chan struct{}), shm: sm}
 	w.ccond.L = &w.cmu
+	if l, ok := rma.LocOf(typ); ok {
+		w.loc = &l
+	}
 	if sm == nil {
 		if err := w.dup(); err != nil {
 			return nil, err

@@ -313,11 +313,25 @@ func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, co
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
-	if old != nil {
-		rma.FetchApply(code, w.kind, w.elem, dst, origin, old)
-		return
+	w.combine(code, dst, origin, old)
+}
+
+// combine applies code to dst with src (old receives dst as it was, when
+// not nil). The caller holds whatever makes it atomic.
+func (w *window) combine(code rma.OpCode, dst, src, old []byte) {
+	switch {
+	case code.IsLoc():
+		if old != nil {
+			copy(old, dst)
+		}
+		if w.loc != nil { // checked at the origin, of the same type
+			w.loc.Apply(code, dst, src)
+		}
+	case old != nil:
+		rma.FetchApply(code, w.kind, w.elem, dst, src, old)
+	default:
+		rma.Apply(code, w.kind, w.elem, dst, src)
 	}
-	rma.Apply(code, w.kind, w.elem, dst, origin)
 }
 
 func (w *window) casDirect(originCompare, result []byte, target, disp int) {

@@ -299,6 +299,13 @@ func (w *window) checkOp(name string, target int, op *coll.Op) (rma.OpCode, erro
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s has no one-sided form", op.Name),
 			"use sum, prod, min, max, the logical and bitwise operators, Replace or NoOp")
 	}
+	if code.IsLoc() {
+		if w.loc == nil || op.ElemSize != w.elem || op.ElemKind != w.loc.Kind {
+			return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is for another element type than %v", op.Name, w.typ),
+				"MinLoc and MaxLoc take a window of gompi.ValueIndex of the same value type")
+		}
+		return code, nil
+	}
 	if op.ElemSize != w.elem || code != rma.OpReplace && code != rma.OpNoOp && op.ElemKind != w.kind {
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is for another element type than %v", op.Name, w.typ),
 			"make the operator for the window's element type")

@@ -28,11 +28,14 @@ const (
 	OpBXor
 	OpReplace
 	OpNoOp
+	OpMinLoc // pairs only (Loc)
+	OpMaxLoc
 	opEnd
 )
 
 var opNames = [...]string{OpNone: "", OpSum: "sum", OpProd: "prod", OpMin: "min", OpMax: "max", OpLAnd: "land",
-	OpLOr: "lor", OpLXor: "lxor", OpBAnd: "band", OpBOr: "bor", OpBXor: "bxor", OpReplace: "replace", OpNoOp: "no_op"}
+	OpLOr: "lor", OpLXor: "lxor", OpBAnd: "band", OpBOr: "bor", OpBXor: "bxor", OpReplace: "replace", OpNoOp: "no_op",
+	OpMinLoc: "minloc", OpMaxLoc: "maxloc"}
 
 func (o OpCode) String() string {
 	if o < opEnd {
