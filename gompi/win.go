@@ -98,16 +98,20 @@ const (
 
 // window is the part of Win that does not depend on T.
 type window struct {
-	id     int
-	user   *Comm         // the communicator it was made on: errors, tracing
-	c      *backend.Comm // private duplicate: every message of the window
-	cm     *Comm         // c as a Comm, for the (untraced) collectives
-	me, n  int
-	elem   int
-	kind   reflect.Kind
-	typ    reflect.Type
-	flavor winFlavor
-	sizes  []int // elements exposed by each rank (not dynamic)
+	id   int
+	user *Comm         // the communicator it was made on: errors, tracing
+	c    *backend.Comm // private duplicate (ownComm): every message of the window; user's on the direct path
+	cm   *Comm         // c as a Comm, for the (untraced) collectives
+	// ownComm: c is the window's own duplicate, freed with it. A window on
+	// the direct path sends nothing and has none.
+	ownComm bool
+	me, n   int
+	elem    int
+	kind    reflect.Kind
+	typ     reflect.Type
+	flavor  winFlavor
+	sizes   []int    // elements exposed by each rank (not dynamic)
+	loc     *rma.Loc // the element is a ValueIndex: MinLoc and MaxLoc apply
 
 	// Target side.
 	mem     []byte       // the local memory (not dynamic)
@@ -123,12 +127,15 @@ type window struct {
 	// Completes.
 	posts, completes         [][]uint32
 	postsSeen, completesSeen []uint32
-	serving                  bool          // the service goroutine runs
-	locks                    rma.LockTable // service only
-	errs                     []uint8       // service only: per origin, an error to report at its next flush
-	cmu                      sync.Mutex
-	ccond                    sync.Cond
-	done                     int // Complete messages received (PSCW)
+	// With direct, what the epochs give on each target, readable without
+	// mu (win_direct.go): the operations' fast path.
+	gate    []atomic.Uint32
+	serving bool          // the service goroutine runs
+	locks   rma.LockTable // service only
+	errs    []uint8       // service only: per origin, an error to report at its next flush
+	cmu     sync.Mutex
+	ccond   sync.Cond
+	done    int // Complete messages received (PSCW)
 
 	// Origin side, guarded by mu.
 	mu       sync.Mutex
@@ -158,23 +165,28 @@ type waitOp struct {
 
 var winIDs atomic.Int64
 
-// newWindow makes the window's private communicator, learns every rank's
-// size and starts the service. It is collective over c. With sm (memory to
+// newWindow learns every rank's size and makes the window's private
+// communicator and service. It is collective over c. With sm (memory to
 // share on one host), the same exchange carries what the ranks need to map
-// each other's part, which they then do; the service starts only if the
-// window cannot take the direct path.
+// each other's part, which they then do. If every rank mapped every part,
+// the window takes the direct path: it needs no private communicator (its
+// creation exchanges ran on c's collective context, as a collective of
+// c's) and no service. Duplicating c was most of a window's creation time.
 func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavor, mem []byte, sm *sharedMem, strict bool) (*window, error) {
 	if err := c.valid(name); err != nil {
 		return nil, err
 	}
-	dup, err := c.c.Dup()
-	if err != nil {
-		return nil, err
-	}
-	w := &window{user: c, c: dup, me: c.Rank(), n: c.Size(), elem: elem, kind: typ.Kind(), typ: typ,
+	w := &window{user: c, c: c.c, cm: c, me: c.Rank(), n: c.Size(), elem: elem, kind: typ.Kind(), typ: typ,
 		flavor: flavor, mem: mem, stopped: make(chan struct{}), shm: sm}
-	w.cm = newComm(c.r, dup)
 	w.ccond.L = &w.cmu
+	if l, ok := rma.LocOf(typ); ok {
+		w.loc = &l
+	}
+	if sm == nil {
+		if err := w.dup(); err != nil {
+			return nil, err
+		}
+	}
 	// One exchange: every rank's size, its next window id (the window
 	// takes the largest, the same on every rank) and its shared memory.
 	const rec = 16 + 24
@@ -186,7 +198,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	}
 	all := make([]byte, rec*w.n)
 	if err := w.allgather(mine, all); err != nil {
-		dup.Free()
+		w.freeComm()
 		return nil, err
 	}
 	w.sizes = make([]int, w.n)
@@ -218,11 +230,34 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 			w.setDirect(sm)
 			return w, nil
 		}
+		// Every rank got the same answer: all of them duplicate c.
+		if err := w.dup(); err != nil {
+			return w, err
+		}
 	}
 	w.serving = true
 	liveWindows(c.r).add(w)
 	go w.serve()
 	return w, nil
+}
+
+// dup gives the window a private duplicate of its communicator, for the
+// messages of the message path. Collective.
+func (w *window) dup() error {
+	d, err := w.user.c.Dup()
+	if err != nil {
+		return err
+	}
+	w.c, w.cm, w.ownComm = d, newComm(w.user.r, d), true
+	return nil
+}
+
+// freeComm frees the private communicator, if the window has one.
+func (w *window) freeComm() {
+	if w.ownComm {
+		w.c.Free()
+		w.ownComm = false
+	}
 }
 
 // winSet is the windows of a rank whose service goroutine runs.
@@ -271,24 +306,28 @@ func stopWindows(r *rank) {
 	}
 }
 
-// The window's own collectives run on its private communicator, past the
-// tracer. Over the pure-Go runtime they use message-passing algorithms: the
-// shared-memory ones first set up a slot for the communicator, which
-// costs more than a whole window creation (measured: a fresh communicator's
-// first barrier at n = 2 took 16 ms). Under the MPI backend the library's
-// own run.
+// The window's own collectives run past the tracer. On its private
+// communicator they use message-passing algorithms: the shared-memory ones
+// first set up a slot for the communicator, which costs more than a whole
+// window creation (measured: a fresh communicator's first barrier at n = 2
+// took 16 ms). On the user's communicator (the creation of a window that
+// then takes the direct path) the usual choice runs, shared memory
+// included: the communicator has its slot already. Under the MPI backend
+// the library's own run.
 func (w *window) allgather(send, recv []byte) error {
 	x := w.cm.newCollComm()
-	return w.cm.collErr(RoutineAllgather, coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv}), winAlg("bruck")...))
+	return w.cm.collErr(RoutineAllgather, coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv}), w.alg("bruck")...))
 }
 
 func (w *window) barrier() error {
 	x := w.cm.newCollComm()
-	return w.cm.collErr(RoutineBarrier, coll.Call(x, coll.OpBarrier, x.with(coll.Args{}), winAlg("dissemination")...))
+	return w.cm.collErr(RoutineBarrier, coll.Call(x, coll.OpBarrier, x.with(coll.Args{}), w.alg("dissemination")...))
 }
 
-func winAlg(name string) []coll.Option {
-	if nativeColl {
+// alg forces the algorithm name on the window's own communicator (not
+// under the MPI backend: the library chooses).
+func (w *window) alg(name string) []coll.Option {
+	if !w.ownComm || nativeColl {
 		return nil
 	}
 	return []coll.Option{coll.WithAlgorithm(name)}
@@ -543,7 +582,11 @@ func (x *Win[T]) Free() error {
 			return w.errf("Free", base.ErrWin, -1, "the window was already freed", "")
 		}
 		ferr := w.completeAll("Free", true)
-		if err := w.barrier(); err != nil {
+		barrier := w.barrier
+		if w.direct {
+			barrier = w.barrierDirect // c may be freed already: the window does not need it
+		}
+		if err := barrier(); err != nil {
 			return err
 		}
 		w.free()
@@ -572,7 +615,7 @@ func (w *window) free() {
 	if w.shm != nil {
 		w.shm.close()
 	}
-	w.c.Free()
+	w.freeComm()
 }
 
 func (x *Win[T]) valid(op string) (*window, error) {

@@ -21,9 +21,17 @@ import (
 // (every operation then goes by message, as between hosts).
 
 // winHeaderSize is the size of the words before a rank's elements in a
-// window of n ranks: a winHeader, then for each rank r the number of Posts
-// r made to this rank, then for each r the number of its Completes (PSCW).
-func winHeaderSize(n int) int { return (128 + 8*n + 127) / 128 * 128 }
+// window of n ranks: a winHeader, then from winCounters for each rank r the
+// number of Posts r made to this rank, then for each r the number of its
+// Completes (PSCW).
+func winHeaderSize(n int) int { return (winCounters + 8*n + 127) / 128 * 128 }
+
+// winCounters is where the PSCW counters start, past the winHeader. (They
+// once started at 128, on the fence's barrier words: a Post counted as a
+// rank arrived at the next Fence or Free.)
+const winCounters = 192
+
+var _ [winCounters - unsafe.Sizeof(winHeader{})]byte // the header fits before the counters
 
 // winHeader is the start of a rank's part of a shared-memory window.
 type winHeader struct {
@@ -69,13 +77,60 @@ func (w *window) setDirect(s *sharedMem) {
 	for r := range w.n {
 		w.peers[r] = s.peer(r)
 		w.hdrs[r] = s.header(r)
-		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[128])), 2*w.n)
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(&s.words(r)[winCounters])), 2*w.n)
 		w.posts[r], w.completes[r] = words[:w.n], words[w.n:]
 	}
 	w.postsSeen = make([]uint32, w.n)
+	w.gate = make([]atomic.Uint32, w.n)
 	w.completesSeen = make([]uint32, w.n)
 	w.direct = true
 	w.stopService()
+}
+
+// The gate of a target on the direct path: a bit per kind of epoch that
+// gives this rank access to it. The synchronization calls set a bit (under
+// mu) once the epoch is open, after the state that mu guards, and clear it
+// before they close the epoch, so that an operation that reads a bit set
+// is inside an epoch without taking mu. An operation that finds no bit
+// set takes the slow path, which reports the error. (An operation running
+// while another goroutine closes its epoch is a race in the program, as
+// in MPI.)
+const (
+	gateLock  = 1 << iota // Lock or LockAll
+	gateFence             // a fence epoch
+	gateStart             // a PSCW access epoch
+)
+
+// gateSet sets (on) or clears bit in the gate of target (of every target
+// when target is -1). A no-op off the direct path.
+func (w *window) gateSet(bit uint32, on bool, target int) {
+	if !w.direct {
+		return
+	}
+	for t := range w.n {
+		if target >= 0 && t != target {
+			continue
+		}
+		if on {
+			w.gate[t].Or(bit)
+		} else {
+			w.gate[t].And(^bit)
+		}
+	}
+}
+
+// open reports whether an operation of count elements at disp of target
+// can go the fast way: a direct window, a target in range, elements inside
+// its part, and an epoch that gives access (a passive one when passive).
+func (w *window) open(target, disp, count int, passive bool) bool {
+	if !w.direct || uint(target) >= uint(w.n) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
+		return false
+	}
+	g := w.gate[target].Load()
+	if passive {
+		return g&gateLock != 0
+	}
+	return g != 0
 }
 
 // signal counts one Post or Complete of this rank at target (word is the
@@ -131,7 +186,9 @@ func (w *window) pause(i int, word, sleepers *uint32, seen uint32) error {
 	atomic.AddUint32(sleepers, 1)
 	shm.WaitWord(word, seen, 10*time.Millisecond)
 	atomic.AddUint32(sleepers, ^uint32(0))
-	if w.peerGone() {
+	// A rank that has gone after changing the word (the last to arrive at
+	// Free's barrier, then finalized) is no loss: the caller looks again.
+	if atomic.LoadUint32(word) == seen && w.peerGone() {
 		return w.errf("wait", base.ErrPeerLost, -1, "a rank of the window finalized or exited while this one waited", "")
 	}
 	return nil
@@ -143,14 +200,28 @@ func wakeIf(word, sleepers *uint32) {
 	}
 }
 
+// The passive-target lock word: the number of shared holders, or
+// lockExcl; lockWant is set while an exclusive locker waits, and keeps new
+// shared lockers out until it has had its turn, so that a stream of shared
+// lockers cannot starve it (the message path's lock table queues requests
+// for the same reason).
+const lockWant = 1 << 30
+
+// tryShared takes a shared lock if no exclusive holder has it and none
+// waits for it.
+func (h *winHeader) tryShared() (bool, uint32) {
+	v := atomic.LoadUint32(&h.lock)
+	return v&(lockExcl|lockWant) == 0 && atomic.CompareAndSwapUint32(&h.lock, v, v+1), v
+}
+
 func (w *window) lockShared(h *winHeader) error {
 	for i := 0; ; i++ {
-		v := atomic.LoadUint32(&h.lock)
-		if v&lockExcl == 0 {
-			if atomic.CompareAndSwapUint32(&h.lock, v, v+1) {
-				return nil
-			}
-			continue
+		ok, v := h.tryShared()
+		if ok {
+			return nil
+		}
+		if v&(lockExcl|lockWant) == 0 {
+			continue // lost a race with another shared locker
 		}
 		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
 			return err
@@ -161,8 +232,17 @@ func (w *window) lockShared(h *winHeader) error {
 func (w *window) lockExclusive(h *winHeader) error {
 	for i := 0; ; i++ {
 		v := atomic.LoadUint32(&h.lock)
-		if v == 0 && atomic.CompareAndSwapUint32(&h.lock, 0, lockExcl) {
-			return nil
+		if v&^lockWant == 0 {
+			if atomic.CompareAndSwapUint32(&h.lock, v, lockExcl) {
+				return nil
+			}
+			continue
+		}
+		if v&lockWant == 0 {
+			if !atomic.CompareAndSwapUint32(&h.lock, v, v|lockWant) {
+				continue
+			}
+			v |= lockWant
 		}
 		if err := w.pause(i, &h.lock, &h.lockWait, v); err != nil {
 			return err
@@ -229,11 +309,25 @@ func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, co
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
-	if old != nil {
-		rma.FetchApply(code, w.kind, w.elem, dst, origin, old)
-		return
+	w.combine(code, dst, origin, old)
+}
+
+// combine applies code to dst with src (old receives dst as it was, when
+// not nil). The caller holds whatever makes it atomic.
+func (w *window) combine(code rma.OpCode, dst, src, old []byte) {
+	switch {
+	case code.IsLoc():
+		if old != nil {
+			copy(old, dst)
+		}
+		if w.loc != nil { // checked at the origin, of the same type
+			w.loc.Apply(code, dst, src)
+		}
+	case old != nil:
+		rma.FetchApply(code, w.kind, w.elem, dst, src, old)
+	default:
+		rma.Apply(code, w.kind, w.elem, dst, src)
 	}
-	rma.Apply(code, w.kind, w.elem, dst, origin)
 }
 
 func (w *window) casDirect(originCompare, result []byte, target, disp int) {

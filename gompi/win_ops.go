@@ -40,6 +40,10 @@ func (x *Win[T]) Put(origin []T, target, disp int) error {
 		return err
 	}
 	b := bytesOf(origin)
+	if n := len(origin); tracer.Load() == nil && w.open(target, disp, n, false) {
+		copy(w.at(target, disp, n), b) // the same-host path, untraced: no call on the way
+		return nil
+	}
 	return w.traced(RoutineWinPut, target, len(b), func() error {
 		_, err := w.put("Put", b, target, disp, false)
 		return err
@@ -72,6 +76,10 @@ func (x *Win[T]) Get(result []T, target, disp int) error {
 		return err
 	}
 	b := bytesOf(result)
+	if n := len(result); tracer.Load() == nil && w.open(target, disp, n, false) {
+		copy(b, w.at(target, disp, n))
+		return nil
+	}
 	return w.traced(RoutineWinGet, target, len(b), func() error {
 		_, err := w.get("Get", b, target, disp, false)
 		return err
@@ -168,6 +176,13 @@ func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op[T]) err
 	if result == nil {
 		return w.errf("FetchAndOp", base.ErrArg, target, "result is nil", "pass where the old element is to go")
 	}
+	if tracer.Load() == nil && w.open(target, disp, 1, false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			// The same-host path, untraced, with the operator of the last call.
+			w.accDirect(last.code, unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), bytesOf(unsafe.Slice(result, 1)), target, disp, 1)
+			return nil
+		}
+	}
 	return w.traced(RoutineWinFetchAndOp, target, w.elem, func() error {
 		res := bytesOf(unsafe.Slice(result, 1))
 		if w.direct {
@@ -190,6 +205,11 @@ func (x *Win[T]) CompareAndSwap(origin, compare T, result *T, target, disp int) 
 	}
 	if result == nil {
 		return w.errf("CompareAndSwap", base.ErrArg, target, "result is nil", "pass where the old element is to go")
+	}
+	if tracer.Load() == nil && w.open(target, disp, 1, false) && rma.SupportsCAS(w.kind) {
+		oc := [2]T{origin, compare}
+		w.casDirect(bytesOf(oc[:]), bytesOf(unsafe.Slice(result, 1)), target, disp)
+		return nil
 	}
 	return w.traced(RoutineWinCompareAndSwap, target, w.elem, func() error {
 		oc := [2]T{origin, compare} // stays on the stack on the same-host path
@@ -244,6 +264,7 @@ func (w *window) check(name string, target, disp, count int, passive bool) (bool
 // opChecked is an operator opCode accepted last, so that a loop with one
 // operator checks it once.
 type opChecked struct {
+	op   *coll.Op
 	name string
 	size int
 	code rma.OpCode
@@ -254,12 +275,16 @@ func (w *window) opCode(name string, target int, op *coll.Op) (rma.OpCode, error
 	if op == nil {
 		return 0, w.errf(name, base.ErrArg, target, "the operator is nil (a zero Op)", "pass a predefined operator such as gompi.Sum[int64]()")
 	}
-	if last := w.lastOp.Load(); last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
+	last := w.lastOp.Load()
+	if last != nil && last.op == op {
+		return last.code, nil // the same predefined operator (they are made once per type)
+	}
+	if last != nil && last.name == op.Name && last.size == op.ElemSize && op.Predefined != "" {
 		return last.code, nil
 	}
 	code, err := w.checkOp(name, target, op)
 	if err == nil {
-		w.lastOp.Store(&opChecked{op.Name, op.ElemSize, code})
+		w.lastOp.Store(&opChecked{op, op.Name, op.ElemSize, code})
 	}
 	return code, err
 }
@@ -273,6 +298,13 @@ func (w *window) checkOp(name string, target int, op *coll.Op) (rma.OpCode, erro
 	if !ok {
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s has no one-sided form", op.Name),
 			"use sum, prod, min, max, the logical and bitwise operators, Replace or NoOp")
+	}
+	if code.IsLoc() {
+		if w.loc == nil || op.ElemSize != w.elem || op.ElemKind != w.loc.Kind {
+			return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is for another element type than %v", op.Name, w.typ),
+				"MinLoc and MaxLoc take a window of gompi.ValueIndex of the same value type")
+		}
+		return code, nil
 	}
 	if op.ElemSize != w.elem || code != rma.OpReplace && code != rma.OpNoOp && op.ElemKind != w.kind {
 		return 0, w.errf(name, base.ErrRMAOp, target, fmt.Sprintf("operator %s is for another element type than %v", op.Name, w.typ),
@@ -316,6 +348,10 @@ func (w *window) send(h *rma.Header, payload []byte, target int, own bool) (*bac
 }
 
 func (w *window) put(name string, b []byte, target, disp int, own bool) (*backend.Request, error) {
+	if w.open(target, disp, len(b)/w.elem, own) {
+		copy(w.at(target, disp, len(b)/w.elem), b)
+		return nil, nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check(name, target, disp, len(b)/w.elem, own); !ok || err != nil {
@@ -334,6 +370,10 @@ func (w *window) put(name string, b []byte, target, disp int, own bool) (*backen
 }
 
 func (w *window) get(name string, b []byte, target, disp int, own bool) (*backend.Request, error) {
+	if w.open(target, disp, len(b)/w.elem, own) {
+		copy(b, w.at(target, disp, len(b)/w.elem))
+		return nil, nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check(name, target, disp, len(b)/w.elem, own); !ok || err != nil {
@@ -365,6 +405,10 @@ func (w *window) fetchDirect(origin, result []byte, target, disp int, op *coll.O
 	if err != nil {
 		return err
 	}
+	if w.open(target, disp, 1, false) {
+		w.accDirect(code, origin, result, target, disp, 1)
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check("FetchAndOp", target, disp, 1, false); !ok || err != nil {
@@ -389,6 +433,13 @@ func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, 
 			return nil, w.errf(name, base.ErrArg, target, fmt.Sprintf("origin holds %d elements, result %d", len(origin)/w.elem, count),
 				"give origin and result the same length (origin may be nil with NoOp)")
 		}
+	}
+	if w.open(target, disp, count, own) {
+		if kind == rma.KindAcc {
+			result = nil
+		}
+		w.accDirect(code, origin, result, target, disp, count)
+		return nil, nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -426,6 +477,10 @@ func (w *window) cas(originCompare, result []byte, target, disp int) error {
 	if !rma.SupportsCAS(w.kind) {
 		return w.errf("CompareAndSwap", base.ErrRMAOp, target, fmt.Sprintf("element type %v is not an integer or bool", w.typ),
 			"compare-and-swap works on integer and bool elements (MPI's rule)")
+	}
+	if w.open(target, disp, 1, false) {
+		w.casDirect(originCompare, result, target, disp)
+		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

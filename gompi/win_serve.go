@@ -89,7 +89,7 @@ func (w *window) serve() {
 				old = grow(old, n)
 				raceLock()
 				copy(old, dst)
-				rma.Apply(h.Op, w.kind, w.elem, dst, in[:n])
+				w.combine(h.Op, dst, in[:n], nil)
 				raceUnlock()
 				w.c.Send(old, o, replyTag, backend.ModeStandard)
 				continue
@@ -99,7 +99,7 @@ func (w *window) serve() {
 				continue
 			}
 			raceLock()
-			rma.Apply(h.Op, w.kind, w.elem, dst, in[:n])
+			w.combine(h.Op, dst, in[:n], nil)
 			raceUnlock()
 		case rma.KindCAS:
 			dst := w.target(h.Disp, 1)

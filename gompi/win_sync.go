@@ -40,6 +40,7 @@ func (x *Win[T]) Fence() error {
 		raceSync()
 		w.mu.Lock()
 		w.fence = true
+		w.gateSet(gateFence, true, -1)
 		w.mu.Unlock()
 		return ferr
 	})
@@ -58,6 +59,7 @@ func (w *window) endFence(name string) error {
 				"complete them with a Fence first")
 		}
 	}
+	w.gateSet(gateFence, false, -1)
 	w.fence = false
 	return nil
 }
@@ -99,11 +101,13 @@ func (x *Win[T]) Lock(typ LockType, target int) error {
 		default:
 			err = w.roundTrip("Lock", rma.KindLock, uint8(typ), []int{target})
 		}
+		w.mu.Lock()
 		if err != nil {
-			w.mu.Lock()
 			w.lockType[target] = 0
-			w.mu.Unlock()
+		} else {
+			w.gateSet(gateLock, true, target)
 		}
+		w.mu.Unlock()
 		return err
 	})
 }
@@ -128,6 +132,7 @@ func (x *Win[T]) Unlock(target int) error {
 			w.mu.Unlock()
 			return w.errf("Unlock", base.ErrRMASync, target, "the target is not locked by this rank (with Lock)", "")
 		}
+		w.gateSet(gateLock, false, target)
 		w.mu.Unlock()
 		err := w.completeTargets("Unlock", []int{target}, false)
 		if w.direct {
@@ -173,11 +178,13 @@ func (x *Win[T]) LockAll() error {
 		} else {
 			err = w.roundTrip("LockAll", rma.KindLock, rma.LockShared, w.all())
 		}
+		w.mu.Lock()
 		if err != nil {
-			w.mu.Lock()
 			w.lockAll = false
-			w.mu.Unlock()
+		} else {
+			w.gateSet(gateLock, true, -1)
 		}
+		w.mu.Unlock()
 		return err
 	})
 }
@@ -194,6 +201,7 @@ func (x *Win[T]) UnlockAll() error {
 			w.mu.Unlock()
 			return w.errf("UnlockAll", base.ErrRMASync, -1, "no LockAll epoch is open", "")
 		}
+		w.gateSet(gateLock, false, -1)
 		w.mu.Unlock()
 		all := w.all()
 		err := w.completeTargets("UnlockAll", all, false)
@@ -235,7 +243,17 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 	if err != nil {
 		return err
 	}
+	// Direct operations are complete when issued.
+	flushed := w.direct && uint(target) < uint(w.n) && w.gate[target].Load()&gateLock != 0
+	if flushed && tracer.Load() == nil {
+		raceSync()
+		return nil
+	}
 	return w.traced(r, target, -1, func() error {
+		if flushed {
+			raceSync()
+			return nil
+		}
 		if target == ProcNull {
 			return nil
 		}
@@ -351,6 +369,7 @@ func (x *Win[T]) Start(group []int) error {
 		w.access = slices.Clone(group)
 		for _, g := range group {
 			w.inAccess[g] = true
+			w.gateSet(gateStart, true, g)
 		}
 		w.mu.Unlock()
 		return nil
@@ -367,6 +386,9 @@ func (x *Win[T]) Complete() error {
 	return w.traced(RoutineWinComplete, -1, -1, func() error {
 		w.mu.Lock()
 		group := w.access
+		for _, g := range group {
+			w.gateSet(gateStart, false, g)
+		}
 		w.mu.Unlock()
 		if group == nil {
 			return w.errf("Complete", base.ErrRMASync, -1, "no access epoch is open", "call Start first")

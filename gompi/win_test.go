@@ -4,6 +4,7 @@ package gompi_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -100,5 +101,125 @@ func TestRMAWithoutDirectPath(t *testing.T) {
 	for _, name := range []string{"RMAEveryOpEverySync", "RMACounterFetchAndOp", "RMAExclusiveLockIsExclusive"} {
 		tc := caseNamed(t, name)
 		t.Run(name, func(t *testing.T) { runCase(t, 3, tc.Run) })
+	}
+}
+
+// TestRMAFenceAfterPSCW: on the same-host path a Post once counted as a
+// rank arriving at the next Fence (the PSCW counters lay on the barrier's
+// words), so a Fence or Free after PSCW returned early or never. Each rank
+// posts to and starts on every rank, itself included, then puts to the
+// next rank under two fences.
+func TestRMAFenceAfterPSCW(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			runCase(t, n, func(c *gompi.Comm) error {
+				w, err := gompi.WinAllocate[int64](c, 1)
+				if err != nil {
+					return err
+				}
+				all := make([]int, n)
+				for i := range all {
+					all[i] = i
+				}
+				for range 3 {
+					if err := w.Post(all); err != nil {
+						return err
+					}
+					if err := w.Start(all); err != nil {
+						return err
+					}
+					if err := w.Complete(); err != nil {
+						return err
+					}
+					if err := w.Wait(); err != nil {
+						return err
+					}
+				}
+				me := int64(c.Rank())
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				if err := w.Put([]int64{me + 1}, (c.Rank()+1)%n, 0); err != nil {
+					return err
+				}
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				if got, want := w.Local()[0], int64((c.Rank()+n-1)%n+1); got != want {
+					return fmt.Errorf("rank %d holds %d after the fence, want %d", me, got, want)
+				}
+				return w.Free()
+			})
+		})
+	}
+}
+
+// TestRMAMinMaxLoc: ranks combine (value, rank) pairs into rank 0's window
+// with MinLoc and MaxLoc (MPI_DOUBLE_INT); on equal values the lower index
+// wins, as in MPI. On the same-host path and by message.
+func TestRMAMinMaxLoc(t *testing.T) {
+	type pair = gompi.ValueIndex[float64]
+	for _, shm := range []string{"1", "0"} {
+		t.Run("GOMPI_RMA_SHM="+shm, func(t *testing.T) {
+			t.Setenv("GOMPI_RMA_SHM", shm)
+			runCase(t, 4, func(c *gompi.Comm) error {
+				w, err := gompi.WinAllocate[pair](c, 2)
+				if err != nil {
+					return err
+				}
+				me := c.Rank()
+				if me == 0 {
+					w.Local()[0], w.Local()[1] = pair{Value: math.Inf(1), Index: -1}, pair{Value: math.Inf(-1), Index: -1}
+				}
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				mine := []pair{{Value: float64(me % 2), Index: me}} // 0, 1, 0, 1
+				if err := w.Accumulate(mine, 0, 0, gompi.MinLoc[float64]()); err != nil {
+					return err
+				}
+				if err := w.Accumulate(mine, 0, 1, gompi.MaxLoc[float64]()); err != nil {
+					return err
+				}
+				if err := w.Fence(); err != nil {
+					return err
+				}
+				if me == 0 {
+					if got, want := w.Local(), []pair{{Value: 0, Index: 0}, {Value: 1, Index: 1}}; !slices.Equal(got, want) {
+						return fmt.Errorf("after MinLoc and MaxLoc: %v, want %v", got, want)
+					}
+				}
+				if err := c.Barrier(); err != nil { // rank 0 has looked
+					return err
+				}
+				// FetchAndOp returns the pair as it was: every rank sees a
+				// value above its own -10-me, or the one of a rank before.
+				if err := w.Lock(gompi.LockShared, 0); err != nil {
+					return err
+				}
+				var old pair
+				if err := w.FetchAndOp(pair{Value: -10, Index: 100 + me}, &old, 0, 0, gompi.MinLoc[float64]()); err != nil {
+					return err
+				}
+				if err := w.Unlock(0); err != nil {
+					return err
+				}
+				if old.Value != 0 && old.Value != -10 {
+					return fmt.Errorf("FetchAndOp returned %v", old)
+				}
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+				if err := w.Sync(); err != nil {
+					return err
+				}
+				if me == 0 {
+					if got, want := w.Local()[0], (pair{Value: -10, Index: 100}); got != want {
+						return fmt.Errorf("after FetchAndOp with MinLoc: %v, want %v", got, want)
+					}
+				}
+				return w.Free()
+			})
+		})
 	}
 }

@@ -2,6 +2,7 @@ package rma
 
 import (
 	"bytes"
+	"encoding/binary"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -27,11 +28,14 @@ const (
 	OpBXor
 	OpReplace
 	OpNoOp
+	OpMinLoc // pairs only (Loc)
+	OpMaxLoc
 	opEnd
 )
 
 var opNames = [...]string{OpNone: "", OpSum: "sum", OpProd: "prod", OpMin: "min", OpMax: "max", OpLAnd: "land",
-	OpLOr: "lor", OpLXor: "lxor", OpBAnd: "band", OpBOr: "bor", OpBXor: "bxor", OpReplace: "replace", OpNoOp: "no_op"}
+	OpLOr: "lor", OpLXor: "lxor", OpBAnd: "band", OpBOr: "bor", OpBXor: "bxor", OpReplace: "replace", OpNoOp: "no_op",
+	OpMinLoc: "minloc", OpMaxLoc: "maxloc"}
 
 func (o OpCode) String() string {
 	if o < opEnd {
@@ -183,13 +187,12 @@ func FetchAdd8(p *uint64, v uint64) uint64 { return atomic.AddUint64(p, v) - v }
 
 func aligned8(b []byte) bool { return len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 }
 
-func le64(b []byte) uint64 {
-	var v uint64
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8), b)
-	return v
-}
+// le64 and put64 read and write an element in the machine's own byte order
+// (window memory is only ever shared on one host); each is one load or
+// store, where a copy was a call.
+func le64(b []byte) uint64 { return binary.NativeEndian.Uint64(b) }
 
-func put64(b []byte, v uint64) { copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8)) }
+func put64(b []byte, v uint64) { binary.NativeEndian.PutUint64(b, v) }
 
 // atomic8 combines aligned 8-byte integers atomically per element: Sum,
 // BAnd and BOr have an instruction of their own; the others run a loop of

@@ -142,8 +142,44 @@ func TestSupports(t *testing.T) {
 			t.Errorf("ParseOp(%q) = %v, %v", o.String(), p, ok)
 		}
 	}
-	if _, ok := ParseOp("minloc"); ok {
-		t.Error("minloc has no one-sided form here")
+	if Supports(OpMinLoc, reflect.Struct) || Supports(OpMaxLoc, reflect.Int) {
+		t.Error("MinLoc and MaxLoc combine pairs (Loc), not numbers")
+	}
+}
+
+// TestLoc: pairs of every value kind combine as MPI's MINLOC and MAXLOC,
+// the lower index winning on equal values, and only coll.ValueIndex has a
+// pair layout.
+func TestLoc(t *testing.T) {
+	type vi[T any] struct { // the layout of coll.ValueIndex[T], for the bytes
+		Value T
+		Index int
+	}
+	check := func(name string, l Loc, op OpCode, dst, src []byte, want int) {
+		t.Helper()
+		l.Apply(op, dst, src)
+		if got := int(l.index(dst)); got != want {
+			t.Errorf("%s %v: index %d, want %d", name, op, got, want)
+		}
+	}
+	i8 := Loc{Kind: reflect.Int8, Size: 1, IndexOff: 8, Elem: 16}
+	a, b := vi[int8]{-3, 5}, vi[int8]{2, 1}
+	check("int8", i8, OpMinLoc, bytesOf(unsafe.Slice(&b, 1)), bytesOf(unsafe.Slice(&a, 1)), 5)
+	a, b = vi[int8]{-3, 5}, vi[int8]{2, 1}
+	check("int8", i8, OpMaxLoc, bytesOf(unsafe.Slice(&b, 1)), bytesOf(unsafe.Slice(&a, 1)), 1)
+	u16 := Loc{Kind: reflect.Uint16, Size: 2, IndexOff: 8, Elem: 16}
+	c, d := vi[uint16]{65535, 4}, vi[uint16]{1, 9}
+	check("uint16", u16, OpMaxLoc, bytesOf(unsafe.Slice(&d, 1)), bytesOf(unsafe.Slice(&c, 1)), 4)
+	f64 := Loc{Kind: reflect.Float64, Size: 8, IndexOff: 8, Elem: 16}
+	e, f := vi[float64]{1.5, 2}, vi[float64]{1.5, 7}
+	check("float64 tie", f64, OpMinLoc, bytesOf(unsafe.Slice(&f, 1)), bytesOf(unsafe.Slice(&e, 1)), 2)
+	e, f = vi[float64]{1.5, 7}, vi[float64]{1.5, 2}
+	check("float64 tie", f64, OpMaxLoc, bytesOf(unsafe.Slice(&f, 1)), bytesOf(unsafe.Slice(&e, 1)), 2)
+	if _, ok := LocOf(reflect.TypeFor[vi[float64]]()); ok {
+		t.Error("a struct of another package has no pair layout")
+	}
+	if _, ok := LocOf(reflect.TypeFor[float64]()); ok {
+		t.Error("a number has no pair layout")
 	}
 }
 
