@@ -63,7 +63,8 @@ func main() {
 	mpirun := pflag.String("mpirun", "mpirun --allow-run-as-root --oversubscribe", "how to start the MPI program")
 	extra := pflag.String("osu-args", "", "extra arguments for both programs (e.g. --iters 200)")
 	large := pflag.String("large-args", "--iters-large 20 --skip-large 2", "arguments for both programs at n >= 32")
-	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference)")
+	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference), base (benches and golaunch prebuilt in --base-dir: an earlier commit, for before/after)")
+	baseDir := pflag.String("base-dir", "", "for the side base: a directory holding benches, golaunch and pingpong built from another commit")
 	cArgs := pflag.String("c-args", "", "extra arguments for the C programs only (e.g. --thread multiple)")
 	bench := pflag.String("bench", "osu", "osu (collectives: benches osu, osu_coll.c) or pingpong (examples/pingpong, pingpong.c; --ops and --n ignored)")
 	sweep := pflag.Bool("sweep", false, "measure every MPI-2.2 collective at every size and rank count and write tables and heat maps into --out")
@@ -107,6 +108,12 @@ func main() {
 		if _, ok := sideNames[sd]; !ok {
 			log.Fatalf("--sides: unknown side %q (go, mpi, c)", sd)
 		}
+	}
+	if slices.Contains(*sides, "base") {
+		if *baseDir == "" {
+			log.Fatal("--sides base needs --base-dir")
+		}
+		sideDirs["base"] = *baseDir
 	}
 	if *bench != "osu" && *bench != "pingpong" {
 		log.Fatalf("--bench %q: osu or pingpong", *bench)
@@ -189,16 +196,23 @@ func main() {
 }
 
 // sideNames are the column titles of the sides.
-var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI"}
+var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI", "base": "gompi before"}
+
+// sideDirs holds, for a side whose programs are built elsewhere, where.
+var sideDirs = map[string]string{}
 
 // command is the command line of one side's program for n ranks.
 func command(dir, mpirun, bench, side string, n int, args []string) []string {
 	prog := map[string]map[string][]string{
-		"osu":      {"go": {"benches", "osu"}, "mpi": {"benches-mpi", "osu"}, "c": {"osu_coll"}},
-		"pingpong": {"go": {"pingpong"}, "mpi": {"pingpong-mpi"}, "c": {"pingpong_c"}},
+		"osu":      {"go": {"benches", "osu"}, "base": {"benches", "osu"}, "mpi": {"benches-mpi", "osu"}, "c": {"osu_coll"}},
+		"pingpong": {"go": {"pingpong"}, "base": {"pingpong"}, "mpi": {"pingpong-mpi"}, "c": {"pingpong_c"}},
 	}[bench][side]
+	prog = slices.Clone(prog)
+	if d, ok := sideDirs[side]; ok {
+		dir = d
+	}
 	prog[0] = filepath.Join(dir, prog[0])
-	if side == "go" {
+	if side == "go" || side == "base" {
 		return append(append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, prog...), args...)
 	}
 	return append(append(append(strings.Fields(mpirun), "-n", strconv.Itoa(n)), prog...), args...)
