@@ -64,6 +64,7 @@ func main() {
 	extra := pflag.String("osu-args", "", "extra arguments for both programs (e.g. --iters 200)")
 	large := pflag.String("large-args", "--iters-large 20 --skip-large 2", "arguments for both programs at n >= 32")
 	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference), base (benches and golaunch prebuilt in --base-dir: an earlier commit, for before/after)")
+	golaunchArgs := pflag.String("golaunch-args", "", "extra arguments for golaunch (e.g. --bind-to core)")
 	baseDir := pflag.String("base-dir", "", "for the side base: a directory holding benches, golaunch and pingpong built from another commit")
 	cArgs := pflag.String("c-args", "", "extra arguments for the C programs only (e.g. --thread multiple)")
 	bench := pflag.String("bench", "osu", "osu (collectives: benches osu, osu_coll.c) or pingpong (examples/pingpong, pingpong.c; --ops and --n ignored)")
@@ -74,6 +75,7 @@ func main() {
 	lockPath := pflag.String("lock", "", "sweep: hold an flock on this file while each operation at each rank count is measured (e.g. /work/measure.lock)")
 	timeout := pflag.Duration("timeout", 5*time.Minute, "sweep: longest run of one program before its point is given up")
 	pflag.Parse()
+	launchArgs = strings.Fields(*golaunchArgs)
 	if *sweep {
 		cfg := sweepConfig{
 			ops: osu.Ops, ns: []int{2, 4, 8}, sizes: fullSizes, osuArgs: fullArgs, reps: *reps,
@@ -198,6 +200,9 @@ func main() {
 // sideNames are the column titles of the sides.
 var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI", "base": "gompi before"}
 
+// launchArgs are extra arguments for golaunch.
+var launchArgs []string
+
 // sideDirs holds, for a side whose programs are built elsewhere, where.
 var sideDirs = map[string]string{}
 
@@ -213,7 +218,8 @@ func command(dir, mpirun, bench, side string, n int, args []string) []string {
 	}
 	prog[0] = filepath.Join(dir, prog[0])
 	if side == "go" || side == "base" {
-		return append(append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, prog...), args...)
+		launch := append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, launchArgs...)
+		return append(append(launch, prog...), args...)
 	}
 	return append(append(append(strings.Fields(mpirun), "-n", strconv.Itoa(n)), prog...), args...)
 }

@@ -70,6 +70,7 @@ func runSweep(cfg sweepConfig) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
+	commit := gitCommit() // what the binaries are built from
 	if err := build(cfg.dir, []string{"go", "c"}); err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func runSweep(cfg sweepConfig) error {
 	meta := sweepMeta{
 		Command: cfg.command, Start: start.UTC().Format("2006-01-02 15:04 UTC"),
 		Minutes: time.Since(start).Minutes(), LoadStart: load0, LoadEnd: loadAverage(),
-		Commit: gitCommit(), CPUs: cpus(), MPI: mpiVersion(),
+		Commit: commit, CPUs: cpus(), MPI: mpiVersion(),
 	}
 	return writeSweep(cfg, meta, samples)
 }
