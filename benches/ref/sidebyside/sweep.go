@@ -183,7 +183,10 @@ func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
 			}
 			r := s.ratio()
 			rs := fmt.Sprintf("%.2f", r)
-			if r > 1 {
+			switch {
+			case math.IsNaN(r):
+				rs = "—" // a run failed: see the sweep's stderr
+			case r > 1:
 				rs = "**" + rs + "**"
 			}
 			fmt.Fprintf(&md, "| %d | %s | %s | %s | %s |\n", s.N, size(s.Size), us(s.Gompi), us(s.MPI), rs)
