@@ -136,18 +136,7 @@ func (c *Comm) shmStep(post bool) error {
 // ShmPost is the root's step of a collective whose readers need only the
 // root's data (Bcast, Scatter): it arrives, posts and returns without
 // waiting for the readers, leaving the step open.
-func (c *Comm) ShmPost() error {
-	if err := c.ShmBegin(); err != nil {
-		return err
-	}
-	k := c.shmSeq
-	c.shmSeq++
-	ctl := c.p.seg.CollCtlAt(c.slot)
-	ctl.Arrive(k, c.size)
-	ctl.Post(k)
-	c.shmOpen = true
-	return nil
-}
+func (c *Comm) ShmPost() error { return c.arriveOpen(true) }
 
 // ShmAwaitPost waits until the root of the next step has posted it; the
 // root's data are then in ShmScratch. The reader then reads and calls
@@ -167,13 +156,21 @@ func (c *Comm) ShmAwaitPost() error {
 // ShmArrive arrives at the next step and returns without waiting, leaving
 // the step open: for a rank that has written its part for a root to read
 // (Gather, Reduce) or has read the root's data (after ShmAwaitPost).
-func (c *Comm) ShmArrive() error {
+func (c *Comm) ShmArrive() error { return c.arriveOpen(false) }
+
+// arriveOpen arrives at the next step (and posts it, as its root, with post)
+// and returns without waiting for its release.
+func (c *Comm) arriveOpen(post bool) error {
 	if err := c.ShmBegin(); err != nil {
 		return err
 	}
 	k := c.shmSeq
 	c.shmSeq++
-	c.p.seg.CollCtlAt(c.slot).Arrive(k, c.size)
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	ctl.Arrive(k, c.size)
+	if post {
+		ctl.Post(k)
+	}
 	c.shmOpen = true
 	return nil
 }
