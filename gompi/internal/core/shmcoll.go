@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -101,6 +102,9 @@ func (c *Comm) ShmBegin() error {
 		return nil
 	}
 	c.shmOpen = false
+	openSteps.Lock()
+	delete(openSteps.m, c)
+	openSteps.Unlock()
 	k := c.shmSeq - 1
 	ctl := c.p.seg.CollCtlAt(c.slot)
 	return c.shmWait(func() bool { return ctl.Released(k) }, func(d time.Duration) { ctl.Sleep(k, d) })
@@ -172,7 +176,33 @@ func (c *Comm) arriveOpen(post bool) error {
 		ctl.Post(k)
 	}
 	c.shmOpen = true
+	openSteps.Lock()
+	openSteps.m[c] = struct{}{}
+	openSteps.Unlock()
 	return nil
+}
+
+// openSteps holds the communicators whose last step this rank left open, so
+// that Finalize can close them: a rank that leaves while a step it arrived
+// at is still open would look lost to the ranks still waiting in it.
+var openSteps = struct {
+	sync.Mutex
+	m map[*Comm]struct{}
+}{m: map[*Comm]struct{}{}}
+
+// settleShm waits until every step p left open is released (at Finalize).
+func (p *Proc) settleShm() {
+	openSteps.Lock()
+	var mine []*Comm
+	for c := range openSteps.m {
+		if c.p == p {
+			mine = append(mine, c)
+		}
+	}
+	openSteps.Unlock()
+	for _, c := range mine {
+		c.ShmBegin() // an error here (a peer gone, the job aborting) ends the wait; Finalize goes on
+	}
 }
 
 // shmWait waits until done, spinning, yielding and sleeping (with sleep) by
