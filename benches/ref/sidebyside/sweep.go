@@ -123,18 +123,23 @@ func runSweep(cfg sweepConfig) error {
 			}
 			unlock()
 			fmt.Fprintf(os.Stderr, "sweep: %s n=%d: %.1f s (waited %.1f s for the lock)\n", op, n, time.Since(t0).Seconds()-waited.Seconds(), waited.Seconds())
+			// Written after every chunk: an interrupted sweep leaves what
+			// it measured (the points not reached show as unmeasured).
+			samples := make([]sample, 0, len(order))
+			for _, k := range order {
+				samples = append(samples, *points[k])
+			}
+			meta := sweepMeta{
+				Command: cfg.command, Start: start.UTC().Format("2006-01-02 15:04 UTC"),
+				Minutes: time.Since(start).Minutes(), LoadStart: load0, LoadEnd: loadAverage(),
+				Commit: commit, CPUs: cpus(), MPI: mpiVersion(),
+			}
+			if err := writeSweep(cfg, meta, samples); err != nil {
+				return err
+			}
 		}
 	}
-	samples := make([]sample, 0, len(order))
-	for _, k := range order {
-		samples = append(samples, *points[k])
-	}
-	meta := sweepMeta{
-		Command: cfg.command, Start: start.UTC().Format("2006-01-02 15:04 UTC"),
-		Minutes: time.Since(start).Minutes(), LoadStart: load0, LoadEnd: loadAverage(),
-		Commit: commit, CPUs: cpus(), MPI: mpiVersion(),
-	}
-	return writeSweep(cfg, meta, samples)
+	return nil
 }
 
 // sweepMeta says how and when the figures were taken.
