@@ -165,3 +165,46 @@ func BenchmarkMatchSelf(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShmRooted times the rooted collectives the OSU way (each call
+// followed by a barrier) between in-process ranks: with "shm" the root posts
+// and goes on (Bcast, Scatter) or the contributors do (Gather, Reduce);
+// "binomial" is the point-to-point comparison. ns/op is one call and its
+// barrier, on rank 0 (the root).
+func BenchmarkShmRooted(b *testing.B) {
+	for _, n := range []int{2, 4} {
+		for _, alg := range []string{"shm", "binomial"} {
+			for _, op := range []string{"bcast", "gather", "scatter", "reduce"} {
+				b.Run(op+"-8B/"+alg+"/n="+itoa(n), func(b *testing.B) {
+					b.ReportAllocs()
+					err := gompi.Run(n, func(c *gompi.Comm) error {
+						with := gompi.WithAlgorithm(alg)
+						one, all := make([]byte, 8), make([]byte, 8*n)
+						in, out := []float64{1}, []float64{0}
+						call := map[string]func() error{
+							"bcast":   func() error { return c.Bcast(one, 0, with) },
+							"gather":  func() error { return c.Gather(one, all, 0, with) },
+							"scatter": func() error { return c.Scatter(all, one, 0, with) },
+							"reduce":  func() error { return gompi.Reduce(c, in, out, gompi.Sum[float64](), 0, with) },
+						}[op]
+						if c.Rank() == 0 {
+							b.ResetTimer()
+						}
+						for i := 0; i < b.N; i++ {
+							if err := call(); err != nil {
+								return err
+							}
+							if err := c.Barrier(); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}

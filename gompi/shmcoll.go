@@ -172,6 +172,12 @@ func preferShmWhereFaster() error {
 // runShm runs one shared-memory collective: write, meet, check, read.
 func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	n, me := x.Size(), x.Rank()
+	// The last step may still be open (a rooted collective's root or
+	// contributor returns before the others have read): wait for it before
+	// writing into the scratch area.
+	if err := x.c.c.ShmBegin(); err != nil {
+		return err
+	}
 	scratch := x.c.c.ShmScratch()
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	size := s.sigBytes(n, a)
@@ -190,15 +196,34 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 // Writing piece k+2 into the half of piece k is safe for the reason any
 // collective k+2 may reuse the half of collective k: every rank arrived at
 // step k+1 only after it had copied piece k out.
+//
+// A message that fits one half goes as a rooted step: the root writes it,
+// posts and returns; each reader waits for the post, not for the others,
+// copies it out and arrives. Nobody waits for the slowest rank.
 func shmBcast(x *collComm, a *coll.Args, data []byte) error {
 	me := x.Rank()
 	msg := a.Recv
+	if len(msg) <= len(data) {
+		if me == a.Root {
+			copy(data, msg)
+			return x.c.c.ShmPost()
+		}
+		if err := awaitRoot(x, a.Root); err != nil {
+			return err
+		}
+		copy(msg, data[:len(msg)])
+		return x.c.c.ShmArrive()
+	}
 	for off := 0; ; {
 		end := min(off+len(data), len(msg))
+		var err error
 		if me == a.Root {
 			copy(data, msg[off:end])
+			err = meetAsRoot(x)
+		} else {
+			err = meet(x)
 		}
-		if err := meet(x); err != nil {
+		if err != nil {
 			return err
 		}
 		if me != a.Root {
@@ -269,9 +294,38 @@ func foldUpTo(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byte
 
 // meet writes nothing more: it waits for every rank's part and checks the
 // signatures. The run functions call it between their write and read.
-func meet(x *collComm) error {
-	if err := x.c.c.ShmStep(); err != nil {
+func meet(x *collComm) error { return checkAfter(x, x.c.c.ShmStep()) }
+
+// meetAsRoot is meet for the root of a rooted collective: it also posts the
+// step, so that ranks waiting for the root (awaitRoot) go on.
+func meetAsRoot(x *collComm) error { return checkAfter(x, x.c.c.ShmStepPost()) }
+
+// awaitRoot waits until the root has posted the step and checks this rank's
+// signature against the root's (the others' are not all written yet: a rank
+// that disagrees with the root gets ErrMismatch, the root may not). On a
+// mismatch it still arrives, so that nobody waits for this rank.
+func awaitRoot(x *collComm, root int) error {
+	if err := x.c.c.ShmAwaitPost(); err != nil {
 		return err
+	}
+	scratch := x.c.c.ShmScratch()
+	me := x.Rank()
+	mine, theirs := scratch[me*sigSize:(me+1)*sigSize], scratch[root*sigSize:(root+1)*sigSize]
+	if string(mine) == string(theirs) {
+		return nil
+	}
+	err := fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
+		root, describeSig(theirs), me, describeSig(mine))
+	if aerr := x.c.c.ShmArrive(); aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// checkAfter checks the signatures of the step just taken (unless it failed).
+func checkAfter(x *collComm, stepErr error) error {
+	if stepErr != nil {
+		return stepErr
 	}
 	n, me := x.Size(), x.Rank()
 	// ShmStep moved to the other half for the next call; the signatures of
@@ -322,25 +376,26 @@ var shmAlgs = []*shmAlg{
 	{op: coll.OpBarrier, summary: "arrive at a shared counter; the last arrival wakes everyone",
 		cost: "1 shared barrier", need: func(int, *coll.Args) int { return 0 },
 		run: func(x *collComm, _ *coll.Args, _ []byte) error { return meet(x) }},
-	{op: coll.OpBcast, summary: "root writes the message into shared scratch, a scratch half at a time; everyone copies it out",
+	{op: coll.OpBcast, summary: "root writes the message into shared scratch and goes on; each rank waits for the root, not the others, and copies it out (larger messages: a half at a time, all meeting per piece)",
 		cost: "⌈m/s⌉ shared barriers + 2 copies of m (s: a scratch half)",
 		// Any size fits: a message larger than one scratch half goes in
 		// pieces, one barrier each, alternating halves as successive
 		// collectives do (see shmBcast).
 		pieces: true, run: shmBcast},
-	{op: coll.OpReduce, summary: "every rank writes its vector; the root folds them in rank order",
+	{op: coll.OpReduce, summary: "every rank writes its vector and goes on; the root waits for all and folds them in rank order",
 		cost: "1 shared barrier + p·m copied + (p−1)·m reduced at the root",
 		need: func(n int, a *coll.Args) int { return n * len(contribution(a)) },
 		run: func(x *collComm, a *coll.Args, data []byte) error {
 			v := contribution(a)
 			m := len(v)
 			copy(data[x.Rank()*m:], v)
-			if err := meet(x); err != nil {
+			if x.Rank() != a.Root {
+				return x.c.c.ShmArrive() // the root reads it; nothing to wait for
+			}
+			if err := meetAsRoot(x); err != nil {
 				return err
 			}
-			if x.Rank() == a.Root {
-				fold(a.Op, data, m, 0, x.Size(), a.Recv[:m])
-			}
+			fold(a.Op, data, m, 0, x.Size(), a.Recv[:m])
 			return nil
 		}},
 	{op: coll.OpAllreduce, summary: "every rank writes its vector, then folds all of them in rank order",
@@ -352,7 +407,7 @@ var shmAlgs = []*shmAlg{
 	{op: coll.OpExscan, summary: "every rank writes its vector, then folds those of ranks 0..r−1",
 		cost: "1 shared barrier + p·m copied + (r−1)·m reduced on rank r",
 		need: vectors, run: foldUpTo(func(r, _ int) int { return r })},
-	{op: coll.OpGather, summary: "every rank writes its block; the root copies them all",
+	{op: coll.OpGather, summary: "every rank writes its block and goes on; the root waits for all and copies them",
 		cost: "1 shared barrier + 2 copies of p·m",
 		need: func(n int, a *coll.Args) int { return n * gatherBlock(n, a) },
 		run: func(x *collComm, a *coll.Args, data []byte) error {
@@ -363,15 +418,16 @@ var shmAlgs = []*shmAlg{
 			} else {
 				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
 			}
-			if err := meet(x); err != nil {
+			if me != a.Root {
+				return x.c.c.ShmArrive() // the root reads it; nothing to wait for
+			}
+			if err := meetAsRoot(x); err != nil {
 				return err
 			}
-			if me == a.Root {
-				copy(a.Recv, data[:n*m])
-			}
+			copy(a.Recv, data[:n*m])
 			return nil
 		}},
-	{op: coll.OpScatter, summary: "the root writes every block; each rank copies its own",
+	{op: coll.OpScatter, summary: "the root writes every block and goes on; each rank waits for the root and copies its own",
 		cost: "1 shared barrier + 2 copies of p·m",
 		need: func(n int, a *coll.Args) int { return n * scatterBlock(n, a) },
 		run: func(x *collComm, a *coll.Args, data []byte) error {
@@ -379,14 +435,16 @@ var shmAlgs = []*shmAlg{
 			m := scatterBlock(n, a)
 			if me == a.Root {
 				copy(data, a.Send[:n*m])
+				if a.Recv != nil { // nil: in place at the root
+					copy(a.Recv, data[me*m:(me+1)*m])
+				}
+				return x.c.c.ShmPost() // the readers need nothing else
 			}
-			if err := meet(x); err != nil {
+			if err := awaitRoot(x, a.Root); err != nil {
 				return err
 			}
-			if a.Recv != nil { // nil: in place at the root
-				copy(a.Recv, data[me*m:(me+1)*m])
-			}
-			return nil
+			copy(a.Recv, data[me*m:(me+1)*m])
+			return x.c.c.ShmArrive()
 		}},
 	{op: coll.OpAllgather, summary: "every rank writes its block, a piece per scratch half; every rank copies them all",
 		cost: "⌈p·m/s⌉ shared barriers + p·m written, p²·m read (s: a scratch half)",

@@ -17,8 +17,8 @@ import (
 
 // Config is one run's parameters.
 type Config struct {
-	Op          string // barrier, bcast, allreduce, allgather, alltoall, reduce, gather, scatter
-	Sizes       []int  // bytes: the message (bcast), the vector (allreduce), one rank's block (allgather, alltoall)
+	Op          string // one of Ops
+	Sizes       []int  // bytes: see Ops for what the size of each operation is
 	Iters, Skip int    // calls timed and skipped per size, up to LargeSize
 	ItersLarge  int    // the same above LargeSize
 	SkipLarge   int
@@ -42,8 +42,33 @@ type Point struct {
 	Iters int
 }
 
-// Ops lists the operations Run knows.
-var Ops = []string{"barrier", "bcast", "allreduce", "allgather", "alltoall", "reduce", "gather", "scatter"}
+// Ops lists the operations Run knows: the collectives of MPI 2.2, in the
+// order of its chapter 5. The size of a point is, as in the OSU tests, the
+// message (bcast), the float32 vector (reduce, allreduce, scan, exscan),
+// one rank's block (the gathers, scatters and all-to-alls; the v and w
+// forms with every count equal), or the whole float32 vector that the
+// reduce-scatters split into n blocks of BlockSize bytes.
+// benches/ref/osu_coll.c knows the same names.
+var Ops = []string{
+	"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv",
+	"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
+	"reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+}
+
+// BlockSize is each rank's part, in bytes, of a reduce-scatter of size
+// bytes over n ranks: size/n rounded down to whole float32s, at least one.
+func BlockSize(size, n int) int {
+	return max(4, size/n&^3)
+}
+
+// uniform returns n counts of block and their displacements, back to back.
+func uniform(n, block int) (counts, displs []int) {
+	counts, displs = make([]int, n), make([]int, n)
+	for i := range counts {
+		counts[i], displs[i] = block, i*block
+	}
+	return counts, displs
+}
 
 // Run measures cfg.Op at every size on c; rank 0 gets the points.
 func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
@@ -135,25 +160,64 @@ func operation(c *gompi.Comm, cfg Config) (func(size int) func() error, error) {
 			}
 			return func() error { return gompi.Allreduce(c, in, out, sum, opts...) }
 		}, nil
-	case "allgather":
+	case "allgather", "allgatherv":
 		return func(size int) func() error {
 			in, out := make([]byte, size), make([]byte, size*n)
+			if cfg.Op == "allgatherv" {
+				counts, displs := uniform(n, size)
+				return func() error { return c.Allgatherv(in, out, counts, displs, opts...) }
+			}
 			return func() error { return c.Allgather(in, out, opts...) }
 		}, nil
-	case "alltoall":
+	case "alltoall", "alltoallv", "alltoallw":
 		return func(size int) func() error {
 			in, out := make([]byte, size*n), make([]byte, size*n)
+			counts, displs := uniform(n, size)
+			switch cfg.Op {
+			case "alltoallv":
+				return func() error { return c.Alltoallv(in, counts, displs, out, counts, displs, opts...) }
+			case "alltoallw":
+				return func() error { return c.Alltoallw(in, counts, displs, out, counts, displs, opts...) }
+			}
 			return func() error { return c.Alltoall(in, out, opts...) }
 		}, nil
-	case "gather":
+	case "gather", "gatherv":
 		return func(size int) func() error {
 			in, out := make([]byte, size), make([]byte, size*n)
+			if cfg.Op == "gatherv" {
+				counts, displs := uniform(n, size)
+				return func() error { return c.Gatherv(in, out, counts, displs, 0, opts...) }
+			}
 			return func() error { return c.Gather(in, out, 0, opts...) }
 		}, nil
-	case "scatter":
+	case "scatter", "scatterv":
 		return func(size int) func() error {
 			in, out := make([]byte, size*n), make([]byte, size)
+			if cfg.Op == "scatterv" {
+				counts, displs := uniform(n, size)
+				return func() error { return c.Scatterv(in, counts, displs, out, 0, opts...) }
+			}
 			return func() error { return c.Scatter(in, out, 0, opts...) }
+		}, nil
+	case "scan", "exscan":
+		return func(size int) func() error {
+			in, out := make([]float32, size/4), make([]float32, size/4)
+			sum := gompi.Sum[float32]()
+			if cfg.Op == "exscan" {
+				return func() error { return gompi.Exscan(c, in, out, sum, opts...) }
+			}
+			return func() error { return gompi.Scan(c, in, out, sum, opts...) }
+		}, nil
+	case "reduce_scatter", "reduce_scatter_block":
+		return func(size int) func() error {
+			block := BlockSize(size, n) / 4
+			in, out := make([]float32, block*n), make([]float32, block)
+			sum := gompi.Sum[float32]()
+			if cfg.Op == "reduce_scatter" {
+				counts, _ := uniform(n, block)
+				return func() error { return gompi.ReduceScatter(c, in, out, counts, sum, opts...) }
+			}
+			return func() error { return gompi.ReduceScatterBlock(c, in, out, sum, opts...) }
 		}, nil
 	}
 	return nil, fmt.Errorf("--op %q: not one of %v", cfg.Op, Ops)

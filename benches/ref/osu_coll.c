@@ -4,7 +4,8 @@
  * size, skip some calls, time each call on its own with MPI_Barrier between
  * calls (back-to-back barriers for the barrier test), and print the mean
  * over ranks of each rank's mean time per call, with the minimum and the
- * maximum.
+ * maximum. The operations and what a size means are those of benches/osu
+ * (osu.Ops): every collective of MPI 2.2.
  *
  *   mpicc -O2 -o osu_coll osu_coll.c
  *   mpirun -n 8 ./osu_coll --op bcast --sizes 8,1024,65536,1048576 [--format json]
@@ -20,8 +21,19 @@
 
 static int iters = 1000, skip = 200, iters_large = 100, skip_large = 10, large = 8192;
 
+/* Each rank's part of a reduce-scatter of size bytes: size/n rounded down to
+ * whole floats, at least one (benches/osu BlockSize). */
+static long block_size(long size, int n) {
+    long b = size / n & ~3L;
+    return b < 4 ? 4 : b;
+}
+
 static double run(const char *op, long size, int n, int rank, int it, int sk) {
-    char *a = calloc(size * n + 1, 1), *b = calloc(size * n + 1, 1);
+    long blk = block_size(size, n), big = (size > blk ? size : blk) * n;
+    char *a = calloc(big + 1, 1), *b = calloc(big + 1, 1);
+    int *counts = malloc(n * sizeof(int)), *displs = malloc(n * sizeof(int)), *bcounts = malloc(n * sizeof(int));
+    MPI_Datatype *types = malloc(n * sizeof(MPI_Datatype));
+    for (int i = 0; i < n; i++) counts[i] = size, displs[i] = i * size, bcounts[i] = blk / 4, types[i] = MPI_BYTE;
     double total = 0, t;
     if (!strcmp(op, "barrier")) {
         for (int i = 0; i < sk; i++) MPI_Barrier(MPI_COMM_WORLD);
@@ -38,6 +50,15 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
             else if (!strcmp(op, "alltoall")) MPI_Alltoall(a, size, MPI_BYTE, b, size, MPI_BYTE, MPI_COMM_WORLD);
             else if (!strcmp(op, "gather")) MPI_Gather(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
             else if (!strcmp(op, "scatter")) MPI_Scatter(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+            else if (!strcmp(op, "gatherv")) MPI_Gatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+            else if (!strcmp(op, "scatterv")) MPI_Scatterv(a, counts, displs, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+            else if (!strcmp(op, "allgatherv")) MPI_Allgatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+            else if (!strcmp(op, "alltoallv")) MPI_Alltoallv(a, counts, displs, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+            else if (!strcmp(op, "alltoallw")) MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, MPI_COMM_WORLD);
+            else if (!strcmp(op, "reduce_scatter")) MPI_Reduce_scatter(a, b, bcounts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            else if (!strcmp(op, "reduce_scatter_block")) MPI_Reduce_scatter_block(a, b, blk / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            else if (!strcmp(op, "scan")) MPI_Scan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            else if (!strcmp(op, "exscan")) MPI_Exscan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
             else { if (rank == 0) fprintf(stderr, "osu_coll: unknown --op %s\n", op); MPI_Abort(MPI_COMM_WORLD, 2); }
             if (i >= sk) total += MPI_Wtime() - t;
             MPI_Barrier(MPI_COMM_WORLD);
@@ -45,6 +66,10 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
     }
     free(a);
     free(b);
+    free(counts);
+    free(displs);
+    free(bcounts);
+    free(types);
     return total * 1e6 / it;
 }
 

@@ -23,10 +23,17 @@ import (
 // CollSlots is the number of slots per host. Slot 0 belongs to the world.
 const CollSlots = 8
 
+// A rooted collective may release its readers before everyone has arrived:
+// its root arrives and posts (Post), and the readers wait for that post
+// (Posted) instead of for the release. Posting is the root's arrival made
+// visible on its own; the arrival counter still counts it.
+
 // CollCtl is the control block of a slot.
 type CollCtl struct {
 	owner    uint32 // 0 free, else 1 + the context of the owning communicator
-	_        [124]byte
+	posted   uint32 // 1 + the last collective whose root has posted; a futex word
+	psleep   int32  // ranks asleep on posted
+	_        [116]byte
 	arrive   uint64 // arrivals since the slot was claimed
 	_        [120]byte
 	gen      uint32 // collectives released; the futex word
@@ -72,6 +79,7 @@ func (s *Segment) ClaimCollSlot(ctx uint32) int {
 		if atomic.CompareAndSwapUint32(&c.owner, 0, ctx+1) {
 			atomic.StoreUint64(&c.arrive, 0)
 			atomic.StoreUint32(&c.gen, 0)
+			atomic.StoreUint32(&c.posted, 0)
 			return i
 		}
 	}
@@ -108,4 +116,26 @@ func (c *CollCtl) Sleep(k uint64, d time.Duration) {
 		futexWait(&c.gen, uint32(k), d)
 	}
 	atomic.AddInt32(&c.sleepers, -1)
+}
+
+// Post marks collective k as posted by its root and wakes the ranks asleep
+// on it. The root calls it after writing what the readers need and after
+// its Arrive.
+func (c *CollCtl) Post(k uint64) {
+	atomic.StoreUint32(&c.posted, uint32(k+1))
+	if atomic.LoadInt32(&c.psleep) != 0 {
+		futexWake(&c.posted)
+	}
+}
+
+// Posted reports whether the root of collective k has posted.
+func (c *CollCtl) Posted(k uint64) bool { return atomic.LoadUint32(&c.posted) == uint32(k+1) }
+
+// SleepPost waits until collective k is posted or d passes.
+func (c *CollCtl) SleepPost(k uint64, d time.Duration) {
+	atomic.AddInt32(&c.psleep, 1)
+	if v := atomic.LoadUint32(&c.posted); v != uint32(k+1) {
+		futexWait(&c.posted, v, d)
+	}
+	atomic.AddInt32(&c.psleep, -1)
 }

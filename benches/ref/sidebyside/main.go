@@ -12,11 +12,21 @@
 // program over the same library (benches/ref/osu_coll.c, pingpong.c), under
 // mpirun. Ratios are to the last side. It builds what it needs into --dir
 // (mpicc and, for the mpi side, the library's headers).
+//
+// With --sweep it measures every collective of MPI 2.2 at 2, 4 and 8 ranks
+// (--n64 adds 64) and sizes from 8 B to 1 MiB, gompi's default selection
+// against the library's, and writes sweep.md (tables), sweep.json (every
+// repetition) and one heat map per operation (OP.svg) into --out. --quick is
+// a shorter form; --lock FILE holds an flock on FILE while each operation at
+// each rank count is measured, and only then, so others can take turns:
+//
+//	go run ./benches/ref/sidebyside --sweep --quick --out /tmp/sweep --lock /work/measure.lock
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -27,7 +37,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/gompi/gompi/benches/osu"
 	"github.com/spf13/pflag"
 )
 
@@ -50,14 +63,59 @@ func main() {
 	mpirun := pflag.String("mpirun", "mpirun --allow-run-as-root --oversubscribe", "how to start the MPI program")
 	extra := pflag.String("osu-args", "", "extra arguments for both programs (e.g. --iters 200)")
 	large := pflag.String("large-args", "--iters-large 20 --skip-large 2", "arguments for both programs at n >= 32")
-	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference)")
+	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference), base (benches and golaunch prebuilt in --base-dir: an earlier commit, for before/after)")
+	golaunchArgs := pflag.String("golaunch-args", "", "extra arguments for golaunch (e.g. --bind-to core)")
+	baseDir := pflag.String("base-dir", "", "for the side base: a directory holding benches, golaunch and pingpong built from another commit")
 	cArgs := pflag.String("c-args", "", "extra arguments for the C programs only (e.g. --thread multiple)")
 	bench := pflag.String("bench", "osu", "osu (collectives: benches osu, osu_coll.c) or pingpong (examples/pingpong, pingpong.c; --ops and --n ignored)")
+	sweep := pflag.Bool("sweep", false, "measure every MPI-2.2 collective at every size and rank count and write tables and heat maps into --out")
+	quick := pflag.Bool("quick", false, "sweep: fewer sizes ("+quickSizes+") and calls ("+quickArgs+")")
+	n64 := pflag.Bool("n64", false, "sweep: add 64 ranks")
+	out := pflag.String("out", "sweep", "sweep: the directory for sweep.md, sweep.json and the heat maps")
+	lockPath := pflag.String("lock", "", "sweep: hold an flock on this file while each operation at each rank count is measured (e.g. /work/measure.lock)")
+	timeout := pflag.Duration("timeout", 5*time.Minute, "sweep: longest run of one program before its point is given up")
 	pflag.Parse()
+	launchArgs = strings.Fields(*golaunchArgs)
+	if *sweep {
+		cfg := sweepConfig{
+			ops: osu.Ops, ns: []int{2, 4, 8}, sizes: fullSizes, osuArgs: fullArgs, reps: *reps,
+			large: *large, lockPath: *lockPath, out: *out, dir: *dir, mpirun: *mpirun, timeout: *timeout,
+			command: "go run ./benches/ref/sidebyside " + shellJoin(os.Args[1:]),
+		}
+		if *quick {
+			cfg.sizes, cfg.osuArgs = quickSizes, quickArgs
+		}
+		if *n64 {
+			cfg.ns = append(cfg.ns, 64)
+		}
+		changed := func(name string) bool { return pflag.CommandLine.Changed(name) }
+		if changed("ops") {
+			cfg.ops = *ops
+		}
+		if changed("n") {
+			cfg.ns = *ns
+		}
+		if changed("sizes") {
+			cfg.sizes = *sizes
+		}
+		if changed("osu-args") {
+			cfg.osuArgs = *extra
+		}
+		if err := runSweep(cfg); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	for _, sd := range *sides {
 		if _, ok := sideNames[sd]; !ok {
 			log.Fatalf("--sides: unknown side %q (go, mpi, c)", sd)
 		}
+	}
+	if slices.Contains(*sides, "base") {
+		if *baseDir == "" {
+			log.Fatal("--sides base needs --base-dir")
+		}
+		sideDirs["base"] = *baseDir
 	}
 	if *bench != "osu" && *bench != "pingpong" {
 		log.Fatalf("--bench %q: osu or pingpong", *bench)
@@ -140,17 +198,28 @@ func main() {
 }
 
 // sideNames are the column titles of the sides.
-var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI"}
+var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI", "base": "gompi before"}
+
+// launchArgs are extra arguments for golaunch.
+var launchArgs []string
+
+// sideDirs holds, for a side whose programs are built elsewhere, where.
+var sideDirs = map[string]string{}
 
 // command is the command line of one side's program for n ranks.
 func command(dir, mpirun, bench, side string, n int, args []string) []string {
 	prog := map[string]map[string][]string{
-		"osu":      {"go": {"benches", "osu"}, "mpi": {"benches-mpi", "osu"}, "c": {"osu_coll"}},
-		"pingpong": {"go": {"pingpong"}, "mpi": {"pingpong-mpi"}, "c": {"pingpong_c"}},
+		"osu":      {"go": {"benches", "osu"}, "base": {"benches", "osu"}, "mpi": {"benches-mpi", "osu"}, "c": {"osu_coll"}},
+		"pingpong": {"go": {"pingpong"}, "base": {"pingpong"}, "mpi": {"pingpong-mpi"}, "c": {"pingpong_c"}},
 	}[bench][side]
+	prog = slices.Clone(prog)
+	if d, ok := sideDirs[side]; ok {
+		dir = d
+	}
 	prog[0] = filepath.Join(dir, prog[0])
-	if side == "go" {
-		return append(append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, prog...), args...)
+	if side == "go" || side == "base" {
+		launch := append([]string{filepath.Join(dir, "golaunch"), "-n", strconv.Itoa(n)}, launchArgs...)
+		return append(append(launch, prog...), args...)
 	}
 	return append(append(append(strings.Fields(mpirun), "-n", strconv.Itoa(n)), prog...), args...)
 }
@@ -171,7 +240,14 @@ func pingpongArgs(sizes, extra string) []string {
 }
 
 func runJSON(cmd []string) ([]point, error) {
-	c := exec.Command(cmd[0], cmd[1:]...)
+	return runJSONContext(context.Background(), cmd)
+}
+
+func runJSONContext(ctx context.Context, cmd []string) ([]point, error) {
+	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+	// A program given up on goes with all its ranks: its own process group.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	if err := c.Run(); err != nil {
@@ -210,6 +286,10 @@ func build(dir string, sides []string) error {
 			[]string{"go", "build", "-tags", "mpi", "-o", filepath.Join(dir, "pingpong-mpi"), "./examples/pingpong"})
 	}
 	for _, step := range steps {
+		// Builds run at the lowest priority: others may be measuring.
+		if _, err := exec.LookPath("nice"); err == nil {
+			step = append([]string{"nice", "-n", "19"}, step...)
+		}
 		c := exec.Command(step[0], step[1:]...)
 		if out, err := c.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %v\n%s", strings.Join(step, " "), err, out)
@@ -235,4 +315,16 @@ func size(b int) string {
 		return fmt.Sprintf("%d KiB", b>>10)
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// shellJoin writes args as a shell would need them (quoting those with spaces).
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if strings.ContainsAny(a, " \t\"'$") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
 }

@@ -28,6 +28,7 @@ type Comm struct {
 	collSeq atomic.Uint32
 	slot    int    // collective slot in the segment, -1 if none
 	shmSeq  uint64 // shared-memory collectives run on it so far
+	shmOpen bool   // this rank arrived at step shmSeq-1 without waiting for its release
 	user    any    // the API's communicator wrapping this one
 }
 

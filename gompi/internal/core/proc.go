@@ -173,6 +173,10 @@ func (p *Proc) newID() uint64 {
 // goroutine, nonblocking collectives still running), since the segment may
 // be unmapped as soon as it returns.
 func (p *Proc) Finalize(state uint32) {
+	if p.finalized.Load() {
+		return
+	}
+	p.settleShm() // the ranks still in a shared-memory step this rank arrived at must not find it gone
 	if p.finalized.Swap(true) {
 		return
 	}

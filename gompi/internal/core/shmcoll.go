@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -86,27 +87,140 @@ func (c *Comm) ShmScratch() []byte { return c.p.seg.CollScratch(c.slot, int(c.sh
 // ShmScratchPrev returns the scratch half the last step used.
 func (c *Comm) ShmScratchPrev() []byte { return c.p.seg.CollScratch(c.slot, int((c.shmSeq-1)&1)) }
 
+// The steps of shared-memory collectives. Step k uses scratch half k%2.
+// Two rules make a half safe to reuse with one synchronization per step:
+// no rank arrives at step k+1 before step k is released (every rank has
+// arrived at k), and every rank finishes its reads of step k before it
+// arrives at step k+1. ShmStep waits for its own release; ShmPost and
+// ShmArrive return at once and leave the step open, and ShmBegin, which
+// every collective calls before it writes, waits for the open step first.
+
+// ShmBegin waits, if this rank left the last step open, until that step is
+// released. Call it before writing into ShmScratch.
+func (c *Comm) ShmBegin() error {
+	if !c.shmOpen {
+		return nil
+	}
+	c.shmOpen = false
+	openSteps.Lock()
+	delete(openSteps.m, c)
+	openSteps.Unlock()
+	k := c.shmSeq - 1
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	return c.shmWait(func() bool { return ctl.Released(k) }, func(d time.Duration) { ctl.Sleep(k, d) })
+}
+
 // ShmStep arrives at the next shared-memory collective on c and waits until
 // every member has arrived, with the same spin, yield and sleep as every wait.
 // Calls on one communicator must be made in the same order by all members,
 // and not concurrently.
-func (c *Comm) ShmStep() error {
+func (c *Comm) ShmStep() error { return c.shmStep(false) }
+
+// ShmStepPost is ShmStep for the root of a rooted collective: it also posts
+// the step (see ShmPost), so that readers waiting for the root find it.
+func (c *Comm) ShmStepPost() error { return c.shmStep(true) }
+
+func (c *Comm) shmStep(post bool) error {
+	if err := c.ShmBegin(); err != nil {
+		return err
+	}
 	k := c.shmSeq
 	c.shmSeq++
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	if ctl.Arrive(k, c.size) || ctl.Released(k) {
+	last := ctl.Arrive(k, c.size)
+	if post {
+		ctl.Post(k)
+	}
+	if last || ctl.Released(k) {
+		return nil
+	}
+	return c.shmWait(func() bool { return ctl.Released(k) }, func(d time.Duration) { ctl.Sleep(k, d) })
+}
+
+// ShmPost is the root's step of a collective whose readers need only the
+// root's data (Bcast, Scatter): it arrives, posts and returns without
+// waiting for the readers, leaving the step open.
+func (c *Comm) ShmPost() error { return c.arriveOpen(true) }
+
+// ShmAwaitPost waits until the root of the next step has posted it; the
+// root's data are then in ShmScratch. The reader then reads and calls
+// ShmArrive.
+func (c *Comm) ShmAwaitPost() error {
+	if err := c.ShmBegin(); err != nil {
+		return err
+	}
+	k := c.shmSeq
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	if ctl.Posted(k) {
+		return nil
+	}
+	return c.shmWait(func() bool { return ctl.Posted(k) }, func(d time.Duration) { ctl.SleepPost(k, d) })
+}
+
+// ShmArrive arrives at the next step and returns without waiting, leaving
+// the step open: for a rank that has written its part for a root to read
+// (Gather, Reduce) or has read the root's data (after ShmAwaitPost).
+func (c *Comm) ShmArrive() error { return c.arriveOpen(false) }
+
+// arriveOpen arrives at the next step (and posts it, as its root, with post)
+// and returns without waiting for its release.
+func (c *Comm) arriveOpen(post bool) error {
+	if err := c.ShmBegin(); err != nil {
+		return err
+	}
+	k := c.shmSeq
+	c.shmSeq++
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	ctl.Arrive(k, c.size)
+	if post {
+		ctl.Post(k)
+	}
+	c.shmOpen = true
+	openSteps.Lock()
+	openSteps.m[c] = struct{}{}
+	openSteps.Unlock()
+	return nil
+}
+
+// openSteps holds the communicators whose last step this rank left open, so
+// that Finalize can close them: a rank that leaves while a step it arrived
+// at is still open would look lost to the ranks still waiting in it.
+var openSteps = struct {
+	sync.Mutex
+	m map[*Comm]struct{}
+}{m: map[*Comm]struct{}{}}
+
+// settleShm waits until every step p left open is released (at Finalize).
+func (p *Proc) settleShm() {
+	openSteps.Lock()
+	var mine []*Comm
+	for c := range openSteps.m {
+		if c.p == p {
+			mine = append(mine, c)
+		}
+	}
+	openSteps.Unlock()
+	for _, c := range mine {
+		c.ShmBegin() // an error here (a peer gone, the job aborting) ends the wait; Finalize goes on
+	}
+}
+
+// shmWait waits until done, spinning, yielding and sleeping (with sleep) by
+// the policy, and fails if the job aborts or a member is gone.
+func (c *Comm) shmWait(done func() bool, sleep func(time.Duration)) error {
+	if done() {
 		return nil
 	}
 	p := c.p
 	p.enterWait()
 	defer p.leaveWait()
 	var b backoff
-	for !ctl.Released(k) {
+	for !done() {
 		if !b.pausing(p) {
 			continue
 		}
-		ctl.Sleep(k, p.pol.nap)
-		if ctl.Released(k) {
+		sleep(p.pol.nap)
+		if done() {
 			break
 		}
 		if err := c.shmCheck(b.start); err != nil {

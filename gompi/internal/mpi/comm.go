@@ -357,6 +357,23 @@ func (c *Comm) ShmScratch() []byte { return nil }
 func (c *Comm) ShmScratchPrev() []byte { return nil }
 
 // ShmStep fails: there is no segment under MPI.
-func (c *Comm) ShmStep() error {
+func (c *Comm) ShmStep() error { return errNoShm() }
+
+// ShmStepPost fails as ShmStep.
+func (c *Comm) ShmStepPost() error { return errNoShm() }
+
+// ShmBegin does nothing: no step is ever open under MPI.
+func (c *Comm) ShmBegin() error { return nil }
+
+// ShmPost fails as ShmStep.
+func (c *Comm) ShmPost() error { return errNoShm() }
+
+// ShmAwaitPost fails as ShmStep.
+func (c *Comm) ShmAwaitPost() error { return errNoShm() }
+
+// ShmArrive fails as ShmStep.
+func (c *Comm) ShmArrive() error { return errNoShm() }
+
+func errNoShm() error {
 	return base.New("collective", base.ErrNotSupported, "no shared-memory collectives under the MPI backend", "")
 }
