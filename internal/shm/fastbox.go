@@ -16,8 +16,10 @@ import (
 //
 // Records are 64-byte aligned: a 32-byte header, then the payload. A record
 // that would run past the end of the ring is preceded by a skip record.
-// Stamps count records from 1 (0 never occurs), so a slot written on an
-// earlier lap never passes for the next record.
+// Stamps count records from 1 (0 never occurs), so a record's first line
+// written on an earlier lap never passes for the next record. A line that
+// held payload might: the writer remembers such lines and zeroes the stamp
+// word of one before the reader can poll it (BoxWriter.dirty).
 
 // Box geometry.
 const (
@@ -84,6 +86,39 @@ type BoxWriter struct {
 	write uint64 // bytes written
 	read  uint64 // last known consumer position
 	stamp uint32
+	// dirty marks the ring's lines whose stamp word may pass for a future
+	// stamp: a line a record's payload ran over, and, near the stamp
+	// counter's wrap, every line. A line where a record started holds an
+	// older stamp, which never matches, and a fresh box is zeroed: such a
+	// line need not be cleared before the reader polls it. Clearing a line
+	// the reader last held costs a cache-line transfer before the record can
+	// be published, so the common small message, one line long, clears
+	// nothing.
+	dirty [boxLines / 64]uint64
+}
+
+const boxLines = boxRing / 64
+
+func (w *BoxWriter) isDirty(idx uint64) bool {
+	l := idx / 64
+	return w.dirty[l/64]&(1<<(l%64)) != 0
+}
+
+func (w *BoxWriter) setDirty(l uint64, on bool) {
+	if on {
+		w.dirty[l/64] |= 1 << (l % 64)
+	} else {
+		w.dirty[l/64] &^= 1 << (l % 64)
+	}
+}
+
+// clearIfDirty zeroes the stamp word at ring offset idx if it may pass
+// for a stamp.
+func (w *BoxWriter) clearIfDirty(idx uint64) {
+	if w.isDirty(idx) {
+		w.zeroStamp(idx)
+		w.setDirty(idx/64, false)
+	}
 }
 
 // NewBoxWriter opens the box at off for writing; the box must be unused
@@ -100,6 +135,10 @@ func (s *Segment) NewBoxWriter(off int64) *BoxWriter {
 func (w *BoxWriter) Offset() int64 { return w.off }
 
 func recordLen(plen int) uint64 { return uint64(boxHeader+plen+63) &^ 63 }
+
+// stampWrapGuard: from this stamp on, a write marks every line dirty (a
+// write takes at most two stamps, a skip and its record).
+const stampWrapGuard = ^uint32(0) - 4
 
 func nextStamp(s uint32) uint32 {
 	s++
@@ -137,8 +176,16 @@ func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, pay
 	if !w.space(gap + need + 64) {
 		return false
 	}
+	if w.stamp >= stampWrapGuard {
+		// Stamps will start again at 1: a line untouched since the last
+		// wrap may hold any of them.
+		for i := range w.dirty {
+			w.dirty[i] = ^uint64(0)
+		}
+	}
 	if gap > 0 {
-		w.zeroStamp(0)
+		w.clearIfDirty(0)
+		w.setDirty(idx/64, false)
 		w.publish((*BoxRecord)(unsafe.Pointer(&w.ring[idx])), boxSkip)
 		w.write += gap
 		idx = 0
@@ -146,7 +193,12 @@ func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, pay
 	h := (*BoxRecord)(unsafe.Pointer(&w.ring[idx]))
 	h.PLen, h.Tag, h.Ctx, h.CellOff = uint32(len(payload)), tag, ctx, cellOff
 	copy(w.ring[idx+boxHeader:], payload)
-	w.zeroStamp((idx + need) & (boxRing - 1))
+	first := idx / 64
+	w.setDirty(first, false)
+	for l := first + 1; l < first+need/64; l++ {
+		w.setDirty(l, true)
+	}
+	w.clearIfDirty((idx + need) & (boxRing - 1))
 	w.publish(h, kind)
 	w.write += need
 	return true

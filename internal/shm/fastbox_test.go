@@ -109,3 +109,91 @@ func TestFIFOManyProducers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// lockStep writes each record and reads it at once, then checks that the
+// reader sees nothing more: the line after the last record must not pass
+// for a record, whatever an earlier lap left in it.
+func lockStep(t *testing.T, w *BoxWriter, r *BoxReader, what string, payloads [][]byte) {
+	t.Helper()
+	for i, p := range payloads {
+		if !w.Write(BoxInline, int32(i), 0, 0, p) {
+			t.Fatalf("%s: record %d: the box is full although the reader keeps up", what, i)
+		}
+		h, got := r.Next()
+		if h == nil || h.Tag != int32(i) || !bytes.Equal(got, p) {
+			t.Fatalf("%s: record %d did not arrive whole", what, i)
+		}
+		r.Done(h)
+		if h, _ := r.Next(); h != nil {
+			t.Fatalf("%s: after record %d the reader found a record nobody wrote (tag %d)", what, i, h.Tag)
+		}
+	}
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+func newTestBox(t *testing.T) (*Segment, *BoxWriter, *BoxReader) {
+	t.Helper()
+	l, err := NewLayout(2, DefaultCellsPerRank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewPrivate(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	off := s.BoxOffset(0, 1)
+	return s, s.NewBoxWriter(off), s.NewBoxReader(off)
+}
+
+// TestBoxPayloadNeverPassesForAStamp: one lap of 512-byte records whose
+// payload holds, where each of their later lines starts, exactly the stamp
+// the reader will expect there on the next lap of one-line records. The
+// writer must clear those words before the reader gets there.
+func TestBoxPayloadNeverPassesForAStamp(t *testing.T) {
+	_, w, r := newTestBox(t)
+	const bigLen = 512 - boxHeader // one record of 8 lines
+	bigs := boxRing / 512          // they fill the ring exactly: no skip
+	var first [][]byte
+	for b := 0; b < bigs; b++ {
+		p := make([]byte, bigLen)
+		for m := 1; m < 8; m++ {
+			// Line m of big record b is line k = 8b+m of the ring; on the
+			// next lap the one-line record there is record bigs+k, stamp
+			// bigs+k+1.
+			putU32(p[64*m-boxHeader:], uint32(bigs+8*b+m+1))
+		}
+		first = append(first, p)
+	}
+	lockStep(t, w, r, "big records", first)
+	small := make([][]byte, 2*boxLines)
+	for i := range small {
+		small[i] = []byte{byte(i), 1, 2, 3, 4, 5, 6, 7}
+	}
+	lockStep(t, w, r, "one-line records", small)
+}
+
+// TestBoxStampWrap: lines written long ago hold small stamps; when the
+// counter wraps, those stamps come round again and must not pass for new
+// records.
+func TestBoxStampWrap(t *testing.T) {
+	_, w, r := newTestBox(t)
+	start := stampWrapGuard + 1
+	w.stamp = start - 1
+	r.stamp.Store(start)
+	// At every line, the stamp the reader will expect there on the first
+	// lap of one-line records, as if left there 2^32 records ago.
+	s := start
+	for k := uint64(0); k < boxLines; k++ {
+		putU32(w.ring[64*k:], s)
+		s = nextStamp(s)
+	}
+	small := make([][]byte, 3*boxLines)
+	for i := range small {
+		small[i] = []byte{byte(i)}
+	}
+	lockStep(t, w, r, "across the wrap", small)
+}
