@@ -190,13 +190,7 @@ func (p *parser) compositeDecl(pos Pos) (*CompositeDecl, error) {
 	if err := p.next(); err != nil {
 		return nil, err
 	}
-	if d.When, err = p.optionalWhen(); err != nil {
-		return nil, err
-	}
-	if !p.isWord("parameters") {
-		return nil, p.expected(`"when" or "parameters"`)
-	}
-	if d.Params, err = p.params(false); err != nil {
+	if d.When, d.Params, err = p.whenThenParams(); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -215,16 +209,27 @@ func (p *parser) problemDecl(pos Pos) (*ProblemDecl, error) {
 	if d.For, _, err = p.name("a composite event type"); err != nil {
 		return nil, err
 	}
-	if d.When, err = p.optionalWhen(); err != nil {
-		return nil, err
-	}
-	if !p.isWord("parameters") {
-		return nil, p.expected(`"when" or "parameters"`)
-	}
-	if d.Params, err = p.params(false); err != nil {
+	if d.When, d.Params, err = p.whenThenParams(); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// whenThenParams reads the end of a composite or problem declaration:
+// an optional "when <expr>", then "parameters(...)", which is required.
+func (p *parser) whenThenParams() (Expr, []*Param, error) {
+	when, err := p.optionalWhen()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.isWord("parameters") {
+		return nil, nil, p.expected(`"when" or "parameters"`)
+	}
+	params, err := p.params(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return when, params, nil
 }
 
 // optionalWhen reads "when <expr>" if it is there.

@@ -12,17 +12,7 @@ import (
 // that look like stamps, and checks every record arrives once, whole and
 // in order.
 func TestBoxStream(t *testing.T) {
-	l, err := NewLayout(2, DefaultCellsPerRank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewPrivate(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	off := s.BoxOffset(0, 3)
-	w, r := s.NewBoxWriter(off), s.NewBoxReader(off)
+	_, w, r := newTestBox(t)
 	const records = 200000
 	sizes := make([]int, records)
 	rng := rand.New(rand.NewSource(1))
