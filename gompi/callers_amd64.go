@@ -8,12 +8,15 @@ import "unsafe"
 func framePointer() unsafe.Pointer
 
 // callers fills pcs with the return addresses of the calling goroutine's
-// frames, starting with the caller of callers' caller, by following the
+// frames, starting with the one into callers' caller (a pc in the function
+// that called callers), by following the
 // frame-pointer chain Go keeps on amd64 (as the runtime's execution tracer
 // does): two loads per frame, where runtime.Callers costs a symbol-table
-// walk per frame. It returns how many it stored.
+// walk per frame. It returns how many it stored. Not inlined: its frame is
+// the one framePointer reads.
 //
 //go:nosplit
+//go:noinline
 func callers(pcs []uintptr) int {
 	fp := framePointer() // callers' own frame
 	n := 0

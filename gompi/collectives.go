@@ -208,7 +208,7 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	var tok uint64
 	var oc openCall
 	if b != nil {
-		tok = b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		tok = b.begin(&oc, &Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
 	x.c, x.base, x.nonblocking, x.algo = c, c.c.CollTagBase(), false, ""
@@ -252,7 +252,7 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 	}
 	if b != nil {
 		var oc openCall
-		tok := b.begin(&oc, Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
+		tok := b.begin(&oc, &Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 		err := start()
 		if b.rec != nil && err == nil {
 			oc.r.Req = reqID(req)

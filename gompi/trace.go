@@ -236,12 +236,12 @@ func SetTracer(t Tracer) Tracer {
 
 // begin opens the record of a call: in oc for the built-in recorder, else
 // through the Tracer, whose token it returns. end closes it.
-func (b *tracerBox) begin(oc *openCall, ev Event) uint64 {
+func (b *tracerBox) begin(oc *openCall, ev *Event) uint64 {
 	if b.rec != nil {
-		b.rec.open(oc, &ev)
+		b.rec.open(oc, ev)
 		return 0
 	}
-	return b.t.Begin(ev)
+	return b.t.Begin(*ev)
 }
 
 func (b *tracerBox) end(oc *openCall, tok uint64, st Status, err error) {
@@ -254,7 +254,7 @@ func (b *tracerBox) end(oc *openCall, tok uint64, st Status, err error) {
 
 func (b *tracerBox) run(op Routine, c *Comm, peer, tag, n int, f func() error) error {
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	err := f()
 	b.end(&oc, tok, base.EmptyStatus, err)
 	return err
@@ -262,7 +262,7 @@ func (b *tracerBox) run(op Routine, c *Comm, peer, tag, n int, f func() error) e
 
 func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (Status, error)) (Status, error) {
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	st, err := f()
 	b.end(&oc, tok, st, err)
 	return st, err
@@ -271,14 +271,14 @@ func (b *tracerBox) runStatus(op Routine, c *Comm, peer, tag, n int, f func() (S
 func emitInit(c *Comm) {
 	if b := tracer.Load(); b != nil {
 		var oc openCall
-		b.end(&oc, b.begin(&oc, Event{Routine: RoutineInit, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
+		b.end(&oc, b.begin(&oc, &Event{Routine: RoutineInit, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
 }
 
 func emitFinalize(c *Comm) {
 	if b := tracer.Load(); b != nil {
 		var oc openCall
-		b.end(&oc, b.begin(&oc, Event{Routine: RoutineFinalize, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
+		b.end(&oc, b.begin(&oc, &Event{Routine: RoutineFinalize, Comm: c, Peer: -1, Tag: -1, Bytes: -1}), base.EmptyStatus, nil)
 	}
 }
 
@@ -286,7 +286,7 @@ func emitFinalize(c *Comm) {
 func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) (Status, error) {
 	c, _ := r.be().Comm().User().(*Comm)
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
 	st, err := f()
 	b.end(&oc, tok, st, err)
 	return st, err
@@ -297,7 +297,7 @@ func (b *tracerBox) onRequest(op Routine, r *Request, f func() (Status, error)) 
 func (b *tracerBox) onRequestDone(op Routine, r *Request, f func() (Status, bool, error)) (Status, error) {
 	c, _ := r.be().Comm().User().(*Comm)
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1, Req: r})
 	st, done, err := f()
 	if b.rec != nil && done {
 		oc.r.Flags |= trace.FlagCompleted
@@ -310,7 +310,7 @@ func (b *tracerBox) onRequestDone(op Routine, r *Request, f func() (Status, bool
 // Ibcast...), as routine op; the built-in recorder learns the request.
 func (b *tracerBox) runReq(op Routine, c *Comm, peer, tag, n int, f func() (*Request, error)) (*Request, error) {
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: peer, Tag: tag, Bytes: n})
 	req, err := f()
 	if b.rec != nil && err == nil && req != nil {
 		oc.r.Req = reqID(req)
@@ -329,7 +329,7 @@ func (b *tracerBox) overRequests(op Routine, reqs []*Request, f func() (Status, 
 		}
 	}
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
+	tok := b.begin(&oc, &Event{Routine: op, Comm: c, Peer: -1, Tag: -1, Bytes: -1})
 	st, err := f()
 	b.end(&oc, tok, st, err)
 	return st, err

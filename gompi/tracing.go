@@ -28,7 +28,8 @@ import (
 type recorder struct {
 	dir     string
 	clk     rdtsc.Clock
-	tsc     *rdtsc.TSCClock // clk when it is the TSC: read without an interface call
+	tsc     bool            // clk is the TSC: read with rdtsc.Read and scale
+	scale   rdtsc.NanoScale // the TSC's ticks to nanoseconds, when tsc
 	other   rdtsc.Clock     // clk when it is neither the TSC nor the monotonic clock
 	base    time.Time       // the monotonic clock's zero
 	strs    *trace.Strings
@@ -146,10 +147,10 @@ func traceClock() rdtsc.Clock {
 }
 
 func (rec *recorder) setClock(c rdtsc.Clock) {
-	rec.clk, rec.tsc, rec.other = c, nil, nil
+	rec.clk, rec.tsc, rec.other = c, false, nil
 	switch c := c.(type) {
 	case *rdtsc.TSCClock:
-		rec.tsc = c
+		rec.tsc, rec.scale = true, c.NanoScale()
 	case rdtsc.MonotonicClock:
 	default:
 		rec.other = c
@@ -157,11 +158,14 @@ func (rec *recorder) setClock(c rdtsc.Clock) {
 }
 
 // now reads the trace clock in nanoseconds, the unit of records: the TSC
-// directly, or the runtime's monotonic clock (the vDSO), without the
-// interface call and float conversions of rdtsc.Clock.Now.
+// directly (RDTSC without a fence, and an integer multiply: half the cost of
+// a fenced read, and an event's times may move by the few dozen cycles the
+// processor lets an unfenced read drift), or the runtime's monotonic clock
+// (the vDSO), without the interface call and float conversions of
+// rdtsc.Clock.Now.
 func (rec *recorder) now() int64 {
-	if rec.tsc != nil {
-		return int64(rec.tsc.Now() * 1e9)
+	if rec.tsc {
+		return rec.scale.Nanos(rdtsc.Read())
 	}
 	if rec.other != nil {
 		return int64(rec.other.Now() * 1e9)
@@ -240,7 +244,12 @@ func (rec *recorder) Begin(ev Event) uint64 {
 		return 0
 	}
 	rw.comms[slot-1] = c
+	*r = trace.Record{}
 	rec.fill(rw, r, &ev)
+	var pcs [8]uintptr
+	n := callers(pcs[:])
+	r.Site = rec.sites.site(rec.strs, pcs[:n], 0)
+	r.Start = rec.now()
 	return uint64(rw.index)<<32 | uint64(slot)
 }
 
@@ -266,7 +275,10 @@ type openCall struct {
 	rw *rankWriter // nil: not recorded
 }
 
-// open starts the record of a call (the fast path of Begin).
+// open starts the record of a call (the fast path of Begin). It is not
+// inlined so that the first frame of the call-site walk is its own.
+//
+//go:noinline
 func (rec *recorder) open(oc *openCall, ev *Event) {
 	c := ev.Comm
 	if c == nil || c.r.trace == nil {
@@ -274,6 +286,10 @@ func (rec *recorder) open(oc *openCall, ev *Event) {
 	}
 	oc.c, oc.rw = c, c.r.trace
 	rec.fill(oc.rw, &oc.r, ev)
+	var pcs [8]uintptr
+	n := callers(pcs[:])
+	oc.r.Site = rec.sites.site(rec.strs, pcs[:n], 1)
+	oc.r.Start = rec.now()
 }
 
 // close ends the record and writes it (the fast path of End).
@@ -285,20 +301,19 @@ func (rec *recorder) close(oc *openCall, st Status, err error) {
 	oc.rw.w.Write(&oc.r)
 }
 
-// fill fills the record of a call as it begins; the start time is read
-// last, so that the recorder's own work is outside the call.
+// fill fills the record of a call as it begins, but for its call site and
+// start time, which its callers take last, so that the recorder's own work
+// is outside the call. r is zero.
 func (rec *recorder) fill(rw *rankWriter, r *trace.Record, ev *Event) {
 	c := ev.Comm
 	if !c.inTrace.Load() {
 		defineComm(rw, c)
 	}
-	*r = trace.Record{Routine: uint8(ev.Routine), Comm: c.tid, Peer: peerOf(c, ev.Peer, ev.Routine),
-		Tag: int32(ev.Tag), Bytes: int64(ev.Bytes), StSource: trace.PeerNone, StTag: trace.TagAny}
+	r.Routine, r.Comm, r.Peer = uint8(ev.Routine), c.tid, peerOf(c, ev.Peer, ev.Routine)
+	r.Tag, r.Bytes, r.StSource, r.StTag = int32(ev.Tag), int64(ev.Bytes), trace.PeerNone, trace.TagAny
 	if ev.Req != nil {
 		r.Req = reqID(ev.Req)
 	}
-	r.Site = rec.sites.site(rec.strs)
-	r.Start = rec.now()
 }
 
 // defineComm writes the members of c into the rank's trace, the first time
@@ -391,17 +406,21 @@ type siteEntry struct {
 	internal bool
 }
 
-func (sc *siteCache) site(strs *trace.Strings) uint32 {
-	// The user's frame is usually 3 or 4 up (fill, open, begin, run, ...):
-	// walk a few frames first, the whole depth only when they are all
-	// gompi's own.
-	var pcs [16]uintptr
-	n := callers(pcs[:6])
-	if id, ok := sc.first(pcs[:n], strs); ok || n < 6 {
+// site returns the call site of the first frame outside gompi, given the
+// return addresses pcs of the recorder's frame and its callers (callers'
+// result, as many as fit), less the first skip of them, which are known to
+// be gompi's own. The user's frame is usually a few up (open, run, sendMode,
+// the user); only when pcs are all gompi's own does it walk the whole stack.
+func (sc *siteCache) site(strs *trace.Strings, pcs []uintptr, skip int) uint32 {
+	if id, ok := sc.first(pcs[skip:], strs); ok {
 		return id
 	}
-	n = callers(pcs[:])
-	id, _ := sc.first(pcs[6:n], strs)
+	var deep [64]uintptr
+	n := callers(deep[:])
+	if n <= len(pcs) {
+		return 0
+	}
+	id, _ := sc.first(deep[len(pcs):n], strs)
 	return id
 }
 
@@ -424,7 +443,7 @@ func resolveSite(pc uintptr, strs *trace.Strings) *siteEntry {
 	frames := runtime.CallersFrames([]uintptr{pc})
 	for {
 		f, more := frames.Next()
-		if f.Function != "" && !internalFrame(f.Function) {
+		if f.Function != "" && !internalFrame(f.Function, f.File) {
 			return &siteEntry{pc: pc, id: strs.ID(fmt.Sprintf("%s %s:%d", f.Function, f.File, f.Line))}
 		}
 		if !more {
@@ -434,8 +453,12 @@ func resolveSite(pc uintptr, strs *trace.Strings) *siteEntry {
 }
 
 // internalFrame: frames of gompi itself, its engine, its collectives and
-// the Go runtime are not call sites.
-func internalFrame(fn string) bool {
+// the Go runtime are not call sites; gompi's own tests (files *_test.go)
+// call it as a user does, and their lines are.
+func internalFrame(fn, file string) bool {
+	if strings.HasSuffix(file, "_test.go") {
+		return false
+	}
 	for _, p := range []string{"github.com/gompi/gompi/gompi.", "github.com/gompi/gompi/gompi/internal/",
 		"github.com/gompi/gompi/coll.", "github.com/gompi/gompi/coll/", "runtime."} {
 		if strings.HasPrefix(fn, p) {

@@ -29,7 +29,7 @@ var winRoutineNames = [...]string{"Win_create", "Win_allocate", "Win_allocate_sh
 func winTraced(r Routine, c *Comm, n int, f func() error) error {
 	if b := tracer.Load(); b != nil {
 		var oc openCall
-		tok := b.begin(&oc, Event{Routine: r, Comm: c, Peer: -1, Tag: -1, Bytes: n})
+		tok := b.begin(&oc, &Event{Routine: r, Comm: c, Peer: -1, Tag: -1, Bytes: n})
 		err := f()
 		b.end(&oc, tok, base.EmptyStatus, err)
 		return err
@@ -54,7 +54,7 @@ func (w *window) tracedSlow(r Routine, target, n int, f func() error) error {
 		return f()
 	}
 	var oc openCall
-	tok := b.begin(&oc, Event{Routine: r, Comm: w.user, Peer: target, Tag: -1, Bytes: n, Window: w.id, Epoch: w.epoch(target)})
+	tok := b.begin(&oc, &Event{Routine: r, Comm: w.user, Peer: target, Tag: -1, Bytes: n, Window: w.id, Epoch: w.epoch(target)})
 	err := f()
 	b.end(&oc, tok, base.EmptyStatus, err)
 	return err

@@ -3,6 +3,7 @@ package rdtsc
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -99,6 +100,41 @@ func (c *TSCClock) Seconds(ticks int64) float64 { return float64(ticks) * c.secP
 
 // Calibration returns how the clock was calibrated.
 func (c *TSCClock) Calibration() Calibration { return c.cal }
+
+// NanoScale converts counter readings to nanoseconds since the clock was
+// made with one integer multiply and shift (no float conversion), for code
+// that stamps many events: Nanos(Read()) is the cheapest reading of the
+// clock in nanoseconds.
+type NanoScale struct {
+	base uint64 // counter value at nanosecond 0
+	mult uint64 // nanoseconds per tick × 2^nanoShift
+}
+
+// nanoShift is the fixed point of NanoScale.mult: for counters from 1 MHz
+// (2^58 in mult) to 10 GHz (a rounding error of 4·10^-14, 0.15 ns an hour).
+const nanoShift = 48
+
+// NanoScale returns the clock's conversion to nanoseconds: Nanos(t) equals
+// Now()·1e9 for a reading t, to within a nanosecond.
+func (c *TSCClock) NanoScale() NanoScale {
+	return NanoScale{base: c.base, mult: uint64(math.Round(c.secPerTick * 1e9 * (1 << nanoShift)))}
+}
+
+// Nanos converts the counter reading t to nanoseconds since the clock was
+// made (negative for a reading before it).
+func (s NanoScale) Nanos(t uint64) int64 {
+	d := t - s.base
+	if int64(d) < 0 {
+		return -s.scale(s.base - t)
+	}
+	return s.scale(d)
+}
+
+// scale converts d ticks to nanoseconds.
+func (s NanoScale) scale(d uint64) int64 {
+	hi, lo := bits.Mul64(d, s.mult)
+	return int64(hi<<(64-nanoShift) | lo>>nanoShift)
+}
 
 // Calibrate measures the counter's rate against CLOCK_MONOTONIC_RAW (the
 // kernel's clock without NTP slewing) by a least-squares fit of ticks on

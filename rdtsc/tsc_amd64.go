@@ -7,6 +7,12 @@ package rdtsc
 // (LFENCE; RDTSC): the read happens after all earlier instructions completed.
 func Start() uint64
 
+// Read reads the time-stamp counter with no fence (RDTSC alone): the
+// cheapest read, which the processor may move by a few dozen cycles against
+// the instructions around it. For stamping events (a trace), not for timing
+// short intervals: use Start and End for those.
+func Read() uint64
+
 // End reads the time-stamp counter at the end of an interval
 // (RDTSCP; LFENCE): the read waits for all earlier instructions, and no later
 // instruction starts before it.

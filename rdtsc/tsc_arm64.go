@@ -7,6 +7,11 @@ package rdtsc
 // (ISB; MRS): the read happens after all earlier instructions completed.
 func Start() uint64
 
+// Read reads the virtual counter with no barrier: the cheapest read, which
+// may happen out of order with the instructions around it. For stamping
+// events (a trace), not for timing short intervals.
+func Read() uint64
+
 // End reads the virtual counter at the end of an interval (ISB; MRS; ISB):
 // the read waits for earlier instructions, and later ones wait for it.
 func End() uint64

@@ -13,6 +13,9 @@ var fallbackBase = time.Now()
 // Start returns nanoseconds of Go's monotonic clock (no hardware counter here).
 func Start() uint64 { return uint64(time.Since(fallbackBase)) }
 
+// Read returns nanoseconds of Go's monotonic clock (no hardware counter here).
+func Read() uint64 { return uint64(time.Since(fallbackBase)) }
+
 // End returns nanoseconds of Go's monotonic clock (no hardware counter here).
 func End() uint64 { return uint64(time.Since(fallbackBase)) }
 

@@ -87,7 +87,7 @@ type Writer struct {
 	f       *os.File
 	strs    *Strings
 	sent    int // strings already handed to the file
-	mu      sync.Mutex
+	mu      spinLock
 	cur     []byte // chunk head + records
 	per     int    // records per buffer
 	spare   chan []byte
@@ -221,25 +221,25 @@ func (w *Writer) append(r *Record) {
 
 // Write records one call.
 func (w *Writer) Write(r *Record) {
-	w.mu.Lock()
+	w.mu.lock()
 	w.append(r)
-	w.mu.Unlock()
+	w.mu.unlock()
 }
 
 // Begin opens a call: it returns a slot number and the record to fill, owned
 // by the caller until Commit. Slot 0 means no slot was free: the call is
 // counted as dropped and must not be committed.
 func (w *Writer) Begin() (uint32, *Record) {
-	w.mu.Lock()
+	w.mu.lock()
 	n := len(w.free)
 	if n == 0 || w.closed {
-		w.mu.Unlock()
+		w.mu.unlock()
 		w.dropped.Add(1)
 		return 0, nil
 	}
 	s := w.free[n-1]
 	w.free = w.free[:n-1]
-	w.mu.Unlock()
+	w.mu.unlock()
 	return s, &w.slots[s-1]
 }
 
@@ -251,10 +251,10 @@ func (w *Writer) Commit(slot uint32) {
 	if slot == 0 || int(slot) > len(w.slots) {
 		return
 	}
-	w.mu.Lock()
+	w.mu.lock()
 	w.append(&w.slots[slot-1])
 	w.free = append(w.free, slot)
-	w.mu.Unlock()
+	w.mu.unlock()
 }
 
 // Drop counts n records that could not be recorded.
@@ -266,11 +266,11 @@ func (w *Writer) Clock(s ClockSample) {
 	p = binary.LittleEndian.AppendUint64(p, uint64(s.Local))
 	p = binary.LittleEndian.AppendUint64(p, math.Float64bits(s.Offset))
 	p = binary.LittleEndian.AppendUint64(p, math.Float64bits(s.Err))
-	w.mu.Lock()
+	w.mu.lock()
 	if !w.closed {
 		w.work <- appendChunk(nil, chunkClock, p)
 	}
-	w.mu.Unlock()
+	w.mu.unlock()
 }
 
 // Comm records the members of communicator id: members[i] is the world
@@ -281,34 +281,34 @@ func (w *Writer) Comm(id uint32, members []int32) {
 	for _, m := range members {
 		p = binary.LittleEndian.AppendUint32(p, uint32(m))
 	}
-	w.mu.Lock()
+	w.mu.lock()
 	if !w.closed {
 		w.work <- appendChunk(nil, chunkComm, p)
 	}
-	w.mu.Unlock()
+	w.mu.unlock()
 }
 
 // Close writes what is buffered and the end of the file, and closes it. It
 // returns the first I/O error. Calls recorded afterwards are counted as
 // dropped (and not written: the file is complete).
 func (w *Writer) Close() error {
-	w.mu.Lock()
+	w.mu.lock()
 	if w.closed {
-		w.mu.Unlock()
+		w.mu.unlock()
 		return nil
 	}
 	w.handOff()
 	w.closed = true
-	w.mu.Unlock()
+	w.mu.unlock()
 	close(w.work)
 	<-w.flushed
 	err := w.err
 	// Open calls that never ended (a goroutine still blocked) are dropped.
-	w.mu.Lock()
+	w.mu.lock()
 	w.dropped.Add(uint64(len(w.slots) - len(w.free)))
 	p := binary.LittleEndian.AppendUint64(nil, w.records)
 	p = binary.LittleEndian.AppendUint64(p, w.dropped.Load())
-	w.mu.Unlock()
+	w.mu.unlock()
 	if err == nil {
 		_, err = w.f.Write(appendChunk(nil, chunkEnd, p))
 	}
