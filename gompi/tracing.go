@@ -30,6 +30,7 @@ type recorder struct {
 	clk     rdtsc.Clock
 	tsc     bool            // clk is the TSC: read with rdtsc.Read and scale
 	scale   rdtsc.NanoScale // the TSC's ticks to nanoseconds, when tsc
+	interp  *interpClock    // when clk is the monotonic clock read through the TSC
 	other   rdtsc.Clock     // clk when it is neither the TSC nor the monotonic clock
 	base    time.Time       // the monotonic clock's zero
 	strs    *trace.Strings
@@ -73,7 +74,7 @@ func traceStart(r *rank, host string) error {
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	info := map[string]string{"host": host, "clock": rec.clk.Name(), "backend": backend.Name,
+	info := map[string]string{"host": host, "clock": rec.clockName(), "backend": backend.Name,
 		"command": strings.Join(os.Args, " "), "start": time.Now().UTC().Format(time.RFC3339Nano)}
 	w, err := trace.Create(trace.RankFile(dir, world.Rank()), world.Rank(), world.Size(), info, routineNames(), rec.strs, trace.WriterOptions{})
 	if err != nil {
@@ -107,7 +108,7 @@ func traceStop(r *rank) error {
 	hosts := rec.syncClock(rw, "finalize")
 	err := rw.w.Close()
 	if rw.rank == 0 {
-		m := trace.Manifest{Ranks: rw.world.Size(), Hosts: hosts, Clock: rec.clk.Name(), Start: time.Now().UTC(),
+		m := trace.Manifest{Ranks: rw.world.Size(), Hosts: hosts, Clock: rec.clockName(), Start: time.Now().UTC(),
 			Command: os.Args, Backend: backend.Name}
 		if merr := trace.WriteManifest(rec.dir, m); err == nil {
 			err = merr
@@ -129,25 +130,42 @@ func theRecorder(dir string) (*recorder, error) {
 		return nil, base.New("Init", base.ErrArg, err.Error(), "give "+jobenv.Trace+" a writable directory")
 	}
 	theRec = &recorder{dir: dir, strs: trace.NewStrings(), base: time.Now()}
-	theRec.setClock(traceClock())
+	theRec.chooseClock()
 	return theRec, nil
 }
 
-// traceClock is the fast clock of the timestamps: the TSC where it can be
+// chooseClock sets the clock of the timestamps: the TSC where it can be
 // trusted or where GOMPI_TIMER=tsc asks for it (a virtual machine whose
 // kernel keeps kvm-clock often has a good TSC, and the trace's clock
-// alignment corrects rates anyway), else the monotonic clock.
-func traceClock() rdtsc.Clock {
-	if rdtsc.CheckTrust(0).OK() || os.Getenv(jobenv.Timer) == "tsc" {
+// alignment corrects rates anyway); else the monotonic clock, read through
+// the TSC between anchors (interpClock) where the counter is invariant,
+// unless GOMPI_TIMER=monotonic asks for a system clock reading every time.
+func (rec *recorder) chooseClock() {
+	tr := rdtsc.CheckTrust(0)
+	timer := os.Getenv(jobenv.Timer)
+	if tr.OK() || timer == "tsc" {
 		if c, err := rdtsc.TSC(); err == nil {
-			return c
+			rec.setClock(c)
+			return
 		}
 	}
-	return rdtsc.Monotonic()
+	rec.setClock(rdtsc.Monotonic())
+	if tr.Invariant && timer != "monotonic" {
+		rec.interp = newInterpClock(rec.base)
+	}
+}
+
+// clockName names the clock of the timestamps for the files and the
+// manifest: "tsc", "monotonic", or "monotonic/tsc" (interpClock).
+func (rec *recorder) clockName() string {
+	if rec.interp != nil {
+		return "monotonic/tsc"
+	}
+	return rec.clk.Name()
 }
 
 func (rec *recorder) setClock(c rdtsc.Clock) {
-	rec.clk, rec.tsc, rec.other = c, false, nil
+	rec.clk, rec.tsc, rec.interp, rec.other = c, false, nil, nil
 	switch c := c.(type) {
 	case *rdtsc.TSCClock:
 		rec.tsc, rec.scale = true, c.NanoScale()
@@ -161,11 +179,14 @@ func (rec *recorder) setClock(c rdtsc.Clock) {
 // directly (RDTSC without a fence, and an integer multiply: half the cost of
 // a fenced read, and an event's times may move by the few dozen cycles the
 // processor lets an unfenced read drift), or the runtime's monotonic clock
-// (the vDSO), without the interface call and float conversions of
-// rdtsc.Clock.Now.
+// (the vDSO) or that clock through the TSC (interpClock), without the
+// interface call and float conversions of rdtsc.Clock.Now.
 func (rec *recorder) now() int64 {
 	if rec.tsc {
 		return rec.scale.Nanos(rdtsc.Read())
+	}
+	if rec.interp != nil {
+		return rec.interp.now()
 	}
 	if rec.other != nil {
 		return int64(rec.other.Now() * 1e9)

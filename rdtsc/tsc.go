@@ -130,6 +130,9 @@ func (s NanoScale) Nanos(t uint64) int64 {
 	return s.scale(d)
 }
 
+// Span converts a span of d ticks to nanoseconds.
+func (s NanoScale) Span(d uint64) int64 { return s.scale(d) }
+
 // scale converts d ticks to nanoseconds.
 func (s NanoScale) scale(d uint64) int64 {
 	hi, lo := bits.Mul64(d, s.mult)
