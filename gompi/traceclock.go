@@ -30,6 +30,11 @@ type interpClock struct {
 	base   time.Time // the monotonic clock's zero, as the recorder's
 	scale  rdtsc.NanoScale
 	window uint64 // ticks
+	// goodGap bounds the ticks between the two TSC readings of an anchor:
+	// one and a half times the narrowest seen at the start. Within it the
+	// monotonic clock's own reading of the counter falls at about the same
+	// place between the two, so successive anchors agree to a few ns.
+	goodGap uint64
 	// The anchor, under a sequence lock: seq is odd while it is written.
 	seq  atomic.Uint64
 	tsc  atomic.Uint64
@@ -48,8 +53,23 @@ func newInterpClock(base time.Time) *interpClock {
 		return nil
 	}
 	c := &interpClock{base: base, scale: rdtsc.NewTSC(cal).NanoScale(), window: uint64(cal.Rate * interpWindow.Seconds())}
+	narrowest := c.window
+	for range 200 {
+		if _, t0, t1 := c.read(); t1-t0 < narrowest {
+			narrowest = t1 - t0
+		}
+	}
+	c.goodGap = narrowest + narrowest/2
 	c.anchor()
 	return c
+}
+
+// read reads the monotonic clock between two readings of the TSC.
+func (c *interpClock) read() (m int64, t0, t1 uint64) {
+	t0 = rdtsc.Read()
+	m = int64(time.Since(c.base))
+	t1 = rdtsc.Read()
+	return m, t0, t1
 }
 
 // now returns nanoseconds of the monotonic clock since base.
@@ -65,20 +85,24 @@ func (c *interpClock) now() int64 {
 	return c.anchor()
 }
 
-// anchor reads the monotonic clock between two TSC readings, keeps the pair
-// as the anchor (unless another goroutine is writing one) and returns the
-// monotonic reading.
+// anchor reads the monotonic clock between two TSC readings, up to three
+// times until the two are close enough (goodGap: not interrupted), keeps
+// that pair as the anchor (unless another goroutine is writing one) and
+// returns the monotonic reading.
 func (c *interpClock) anchor() int64 {
-	t0 := rdtsc.Read()
-	m := int64(time.Since(c.base))
-	t1 := rdtsc.Read()
-	if t1-t0 > c.window/64 { // preempted between the reads: no anchor
-		return m
-	}
-	if s := c.seq.Load(); s&1 == 0 && c.seq.CompareAndSwap(s, s+1) {
-		c.tsc.Store(t0 + (t1-t0)/2)
-		c.mono.Store(m)
-		c.seq.Store(s + 2)
+	var m int64
+	for range 3 {
+		var t0, t1 uint64
+		m, t0, t1 = c.read()
+		if t1-t0 > c.goodGap {
+			continue
+		}
+		if s := c.seq.Load(); s&1 == 0 && c.seq.CompareAndSwap(s, s+1) {
+			c.tsc.Store(t0 + (t1-t0)/2)
+			c.mono.Store(m)
+			c.seq.Store(s + 2)
+		}
+		break
 	}
 	return m
 }

@@ -351,9 +351,11 @@ func defineComm(rw *rankWriter, c *Comm) {
 	rw.w.Comm(c.tid, m)
 }
 
-// finish completes the record of a call of c that ended at end.
+// finish completes the record of a call of c that ended at end. An end
+// before the start (the clocks of two CPUs, or two anchors of interpClock,
+// disagreeing by a few ns over a call shorter than that) is the start.
 func finish(r *trace.Record, end int64, c *Comm, st Status, err error) {
-	r.End = end
+	r.End = max(end, r.Start)
 	if err != nil {
 		r.Flags |= trace.FlagError
 	}
