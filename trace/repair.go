@@ -82,7 +82,7 @@ func (h *sweepHeap) Less(i, j int) bool {
 	return a < b || a == b && h.idx[i] < h.idx[j]
 }
 func (h *sweepHeap) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
-func (h *sweepHeap) Push(x any)   { h.idx = append(h.idx, x.(int)) }
+func (h *sweepHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
 func (h *sweepHeap) Pop() any {
 	x := h.idx[len(h.idx)-1]
 	h.idx = h.idx[:len(h.idx)-1]
