@@ -171,7 +171,7 @@ func (s *Stream) scan(r int) error {
 		last = g
 		s.origin = math.Min(s.origin, g)
 		s.used.add(r, e.Comm)
-		k.event(i, e, rt.routine(e.Routine))
+		k.event(i, e, rt.opKinds()[e.Routine])
 	}
 	k.finish()
 	if len(s.queues) > maxQueues {
@@ -377,7 +377,7 @@ func (p *rankPoints) nextPoint() (point, bool, error) {
 		}
 		p.s.onAxis(p.r, e)
 		p.latest = e.T0
-		p.k.event(i, e, p.s.t.Ranks[p.r].routine(e.Routine))
+		p.k.event(i, e, p.s.t.Ranks[p.r].opKinds()[e.Routine])
 	}
 	x := p.pop()
 	if p.any && (x.t < p.last.t || x.t == p.last.t && x.recv && !p.last.recv) {
@@ -416,7 +416,7 @@ func (s *Stream) walk(r int, emit func(op *p2pOp), each func(i int, e *Event, k 
 		}
 		e.T0 *= 1e-9
 		e.T1 *= 1e-9
-		k.event(i, e, rt.routine(e.Routine))
+		k.event(i, e, rt.opKinds()[e.Routine])
 		each(i, e, k)
 	}
 	k.finish()
@@ -524,10 +524,13 @@ func (s *Stream) WriteOTF2(anchor string) error {
 }
 
 // startOrdered yields a rank's records in the order the calls began (ties in
-// file order) through a window of startWindow records.
+// file order) through a window of startWindow records, kept sorted: a file
+// in that order already (one goroutine per rank) costs a comparison per
+// record.
 type startOrdered struct {
 	rr      *recordReader
-	h       []indexedEvent // a heap by (Start, index)
+	q       []indexedEvent // q[head:] sorted by (Start, index)
+	head    int
 	eof     bool
 	last    int64
 	started bool
@@ -544,61 +547,39 @@ func openStartOrdered(rt *RankTrace) (*startOrdered, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &startOrdered{rr: rr, h: make([]indexedEvent, 0, startWindow)}, nil
+	return &startOrdered{rr: rr, q: make([]indexedEvent, 0, 2*startWindow)}, nil
 }
 
 func (s *startOrdered) close() { s.rr.Close() }
 
-func (s *startOrdered) less(i, j int) bool {
-	a, b := &s.h[i], &s.h[j]
-	return a.e.Start < b.e.Start || a.e.Start == b.e.Start && a.i < b.i
-}
-
 // next returns the next record, valid until the following call.
 func (s *startOrdered) next() (int, *Event, bool, error) {
-	for !s.eof && len(s.h) < startWindow {
-		s.h = append(s.h, indexedEvent{})
-		x := &s.h[len(s.h)-1]
-		i, ok, err := s.rr.read(&x.e)
+	for !s.eof && len(s.q)-s.head < startWindow {
+		if len(s.q) == cap(s.q) {
+			s.q = s.q[:copy(s.q, s.q[s.head:])]
+			s.head = 0
+		}
+		s.q = append(s.q, indexedEvent{})
+		j := len(s.q) - 1
+		i, ok, err := s.rr.read(&s.q[j].e)
 		if err != nil {
 			return 0, nil, false, err
 		}
 		if !ok {
-			s.h = s.h[:len(s.h)-1]
+			s.q = s.q[:j]
 			s.eof = true
 			break
 		}
-		x.i = i
-		for j := len(s.h) - 1; j > 0; {
-			up := (j - 1) / 2
-			if !s.less(j, up) {
-				break
-			}
-			s.h[j], s.h[up] = s.h[up], s.h[j]
-			j = up
+		s.q[j].i = i
+		for ; j > s.head && s.q[j-1].e.Start > s.q[j].e.Start; j-- {
+			s.q[j-1], s.q[j] = s.q[j], s.q[j-1]
 		}
 	}
-	if len(s.h) == 0 {
+	if s.head == len(s.q) {
 		return 0, nil, false, nil
 	}
-	s.out = s.h[0]
-	n := len(s.h) - 1
-	s.h[0] = s.h[n]
-	s.h = s.h[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s.less(c+1, c) {
-			c++
-		}
-		if !s.less(c, i) {
-			break
-		}
-		s.h[i], s.h[c] = s.h[c], s.h[i]
-		i = c
-	}
+	s.out = s.q[s.head]
+	s.head++
 	if s.started && s.out.e.Start < s.last {
 		return 0, nil, false, fmt.Errorf("trace: %s: record %d began %d ns before one already read (more than %d records apart): %w",
 			s.rr.rt.Path, s.out.i, s.last-s.out.e.Start, startWindow, ErrUnordered)

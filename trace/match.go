@@ -100,8 +100,9 @@ func rankOps(r int, rt *RankTrace) []p2pOp {
 			ops = append(ops, *op)
 		}
 	})
+	kinds := rt.opKinds()
 	for _, i := range startOrder(rt.Events) {
-		k.event(int(i), &rt.Events[i], rt.routine(rt.Events[i].Routine))
+		k.event(int(i), &rt.Events[i], kinds[rt.Events[i].Routine])
 	}
 	k.finish()
 	return ops

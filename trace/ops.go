@@ -31,22 +31,43 @@ type template struct {
 	bytes     int64
 }
 
-// The routine names the matcher knows.
-var (
-	blockingSends = set("Send", "Ssend", "Rsend", "Bsend")
-	postedSends   = set("Isend", "Issend", "Irsend", "Ibsend")
-	sendInits     = set("Send_init", "Ssend_init", "Rsend_init", "Bsend_init")
-	recvInits     = set("Recv_init")
-	completions   = set("Wait", "Test")
-	matchedProbes = set("Mprobe", "Improbe", "Mrecv", "Imrecv")
+// opKind is what a routine does for the matcher.
+type opKind uint8
+
+const (
+	kindOther        opKind = iota
+	kindBlockingSend        // Send, Ssend, Rsend, Bsend
+	kindPostedSend          // Isend, Issend, Irsend, Ibsend
+	kindSendInit            // Send_init…
+	kindRecvInit            // Recv_init
+	kindRecv
+	kindIrecv
+	kindMprobe // Mprobe, Improbe
+	kindMrecv
+	kindSendrecv // Sendrecv, Sendrecv_replace
+	kindStart
+	kindWait
+	kindTest
 )
 
-func set(names ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
+var opKinds = map[string]opKind{
+	"Send": kindBlockingSend, "Ssend": kindBlockingSend, "Rsend": kindBlockingSend, "Bsend": kindBlockingSend,
+	"Isend": kindPostedSend, "Issend": kindPostedSend, "Irsend": kindPostedSend, "Ibsend": kindPostedSend,
+	"Send_init": kindSendInit, "Ssend_init": kindSendInit, "Rsend_init": kindSendInit, "Bsend_init": kindSendInit,
+	"Recv_init": kindRecvInit, "Recv": kindRecv, "Irecv": kindIrecv, "Mprobe": kindMprobe, "Improbe": kindMprobe,
+	"Mrecv": kindMrecv, "Sendrecv": kindSendrecv, "Sendrecv_replace": kindSendrecv, "Start": kindStart,
+	"Wait": kindWait, "Test": kindTest,
+}
+
+// opKinds returns what each routine code of rt does for the matcher.
+func (rt *RankTrace) opKinds() []opKind {
+	if len(rt.kinds) != 256 {
+		rt.kinds = make([]opKind, 256)
+		for code := range rt.kinds {
+			rt.kinds[code] = opKinds[rt.routine(uint8(code))]
+		}
 	}
-	return m
+	return rt.kinds
 }
 
 // opTracker follows the sends and receives of one rank, fed its events in
@@ -79,8 +100,9 @@ func newOpTracker(rank int, emit func(op *p2pOp)) *opTracker {
 
 func (k *opTracker) op(seq int) *p2pOp { return &k.ops[seq-k.base] }
 
-// event takes the next event in posting order: e with index i in its file.
-func (k *opTracker) event(i int, e *Event, name string) {
+// event takes the next event in posting order: e with index i in its file,
+// whose routine does kind.
+func (k *opTracker) event(i int, e *Event, kind opKind) {
 	k.hasPosted, k.hasCompleted = false, false
 	k.postedSeq, k.completedSeq = -1, -1
 	if e.Flags&FlagError != 0 {
@@ -118,25 +140,25 @@ func (k *opTracker) event(i int, e *Event, name string) {
 		op.done, op.state, op.doneT0, op.doneT1 = ref, opComplete, e.T0, e.T1
 	}
 	switch {
-	case blockingSends[name]:
+	case kind == kindBlockingSend:
 		if e.Peer >= 0 {
 			post(template{true, e.Comm, e.Peer, e.Tag, e.Bytes}, true)
 		}
-	case postedSends[name]:
+	case kind == kindPostedSend:
 		if e.Peer >= 0 && e.Req != 0 {
 			await(e.Req, post(template{true, e.Comm, e.Peer, e.Tag, e.Bytes}, false))
 		}
-	case name == "Recv":
+	case kind == kindRecv:
 		if e.StSource >= 0 && e.Flags&FlagCancelled == 0 {
 			seq := post(template{comm: e.Comm}, true)
 			recvStatus(k.op(seq))
 			k.completedSeq = seq
 		}
-	case name == "Irecv":
+	case kind == kindIrecv:
 		if e.Peer != PeerNull && e.Req != 0 {
 			await(e.Req, post(template{comm: e.Comm, bytes: e.Bytes}, false))
 		}
-	case name == "Mprobe" || name == "Improbe":
+	case kind == kindMprobe:
 		// A matched probe takes the message out of matching: its receive
 		// is posted here, in this order, and completed by the Mrecv, or the
 		// Wait/Test of the Imrecv, named by the same id.
@@ -145,7 +167,7 @@ func (k *opTracker) event(i int, e *Event, name string) {
 			recvStatus(k.op(seq))
 			await(e.Req, seq)
 		}
-	case name == "Mrecv":
+	case kind == kindMrecv:
 		if seq, ok := k.pending[e.Req]; ok {
 			delete(k.pending, e.Req)
 			op := k.op(seq)
@@ -153,7 +175,7 @@ func (k *opTracker) event(i int, e *Event, name string) {
 			recvStatus(op)
 			k.completedSeq = seq
 		}
-	case name == "Sendrecv" || name == "Sendrecv_replace":
+	case kind == kindSendrecv:
 		// The receive is posted before the send.
 		if e.StSource >= 0 {
 			seq := post(template{comm: e.Comm}, true)
@@ -163,17 +185,17 @@ func (k *opTracker) event(i int, e *Event, name string) {
 		if e.Peer >= 0 {
 			post(template{true, e.Comm, e.Peer, e.Tag, e.Bytes}, true)
 		}
-	case sendInits[name] || recvInits[name]:
+	case kind == kindSendInit || kind == kindRecvInit:
 		if e.Req != 0 && e.Peer != PeerNull {
-			k.templates[e.Req] = template{sendInits[name], e.Comm, e.Peer, e.Tag, e.Bytes}
+			k.templates[e.Req] = template{kind == kindSendInit, e.Comm, e.Peer, e.Tag, e.Bytes}
 		}
-	case name == "Start":
+	case kind == kindStart:
 		if t, ok := k.templates[e.Req]; ok {
 			await(e.Req, post(t, false))
 		}
-	case completions[name]:
+	case kind == kindWait || kind == kindTest:
 		seq, ok := k.pending[e.Req]
-		if !ok || (name == "Test" && e.Flags&FlagCompleted == 0) {
+		if !ok || (kind == kindTest && e.Flags&FlagCompleted == 0) {
 			break
 		}
 		op := k.op(seq)

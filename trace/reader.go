@@ -23,6 +23,7 @@ type RankTrace struct {
 	Records uint64 // records the writer wrote (from the end of the file)
 	Dropped uint64 // records the writer could not keep
 	events  int    // records in the file (len(Events) once read; Skim counts them)
+	kinds   []opKind
 }
 
 // Event is one call: its record, and its begin and end on the job's one

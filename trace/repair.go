@@ -13,9 +13,10 @@ import (
 // Each rank's times move later by a step function of time: from a
 // receive's completion on, the rank moves by the most any of its receives
 // so far needed to end no earlier than its send began (the send's start
-// itself moved by its own rank's steps). That is the least repair that
-// keeps every rank's order and durations and has no receive complete before
-// its send began.
+// itself moved by its own rank's steps), in whole nanoseconds rounded up.
+// That is the least repair (to the nanosecond) that keeps every rank's
+// order and durations and has no receive complete before its send began;
+// it holds a step per nanosecond of shift a rank gains, not per event.
 
 // point is one end of a message, for the repair.
 type point struct {
@@ -125,7 +126,10 @@ func repairClocks(srcs []pointSource) ([]shifts, int, error) {
 		if p.t < s.orig {
 			violations++
 		}
-		if need := s.moved - p.t; need > sr.moves.of(p.t) {
+		// Whole nanoseconds (the exports' resolution), rounded up: a run of
+		// receives whose need creeps up by fractions of a nanosecond (clock
+		// drift) takes a step per nanosecond, not one per receive.
+		if need := math.Ceil(s.moved - p.t); need > sr.moves.of(p.t) {
 			sr.moves = append(sr.moves, shiftFrom{p.t, need})
 		}
 	}
