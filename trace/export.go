@@ -153,14 +153,7 @@ func (s *Stream) scan(r int) error {
 		}
 	})
 	last := math.Inf(-1)
-	for {
-		i, e, ok, err := in.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err = in.each(func(i int, e *Event) error {
 		// The streamed passes take a rank's calls in the order they began;
 		// its clock model must keep that order (a model that does not is
 		// not one the reader can use anyway).
@@ -172,6 +165,10 @@ func (s *Stream) scan(r int) error {
 		s.origin = math.Min(s.origin, g)
 		s.used.add(r, e.Comm)
 		k.event(i, e, rt.opKinds()[e.Routine])
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	k.finish()
 	if len(s.queues) > maxQueues {
@@ -400,14 +397,7 @@ func (s *Stream) walk(r int, emit func(op *p2pOp), each func(i int, e *Event, k 
 	k := newOpTracker(r, emit)
 	k.never = s.never[r]
 	mv := s.moves[r]
-	for {
-		i, e, ok, err := in.next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err = in.each(func(i int, e *Event) error {
 		s.onAxis(r, e)
 		if len(mv) > 0 {
 			t0, t1 := mv.move(e.T0), mv.move(e.T1)
@@ -418,6 +408,10 @@ func (s *Stream) walk(r int, emit func(op *p2pOp), each func(i int, e *Event, k 
 		e.T1 *= 1e-9
 		k.event(i, e, rt.opKinds()[e.Routine])
 		each(i, e, k)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	k.finish()
 	return nil
@@ -551,6 +545,19 @@ func openStartOrdered(rt *RankTrace) (*startOrdered, error) {
 }
 
 func (s *startOrdered) close() { s.rr.Close() }
+
+// each calls f with every record in turn, until f returns an error.
+func (s *startOrdered) each(f func(i int, e *Event) error) error {
+	for {
+		i, e, ok, err := s.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := f(i, e); err != nil {
+			return err
+		}
+	}
+}
 
 // next returns the next record, valid until the following call.
 func (s *startOrdered) next() (int, *Event, bool, error) {

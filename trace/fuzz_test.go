@@ -10,17 +10,7 @@ import (
 // FuzzDecode: whatever the bytes, Decode returns a trace or an error
 // wrapping ErrFormat, and never panics.
 func FuzzDecode(f *testing.F) {
-	dir := f.TempDir()
-	good := writeSample(f, dir)
-	b, err := os.ReadFile(good)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b)
-	f.Add(b[:len(b)/2])
-	f.Add(b[:headerSize])
-	f.Add([]byte(Magic))
-	f.Add([]byte{})
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rt, err := Decode("fuzz.gtr", b)
 		if err != nil && !errors.Is(err, ErrFormat) {
@@ -30,6 +20,20 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("no trace and no error")
 		}
 	})
+}
+
+// addSeeds adds the fuzz tests' seed corpus: a valid file, truncated ones.
+func addSeeds(f *testing.F) {
+	b, err := os.ReadFile(writeSample(f, f.TempDir()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add(b[:len(b)-3])
+	f.Add(b[:headerSize])
+	f.Add([]byte(Magic))
+	f.Add([]byte{})
 }
 
 // writeSample writes a small valid trace file and returns its path.
@@ -56,17 +60,7 @@ func writeSample(tb testing.TB, dir string) string {
 // time) accepts exactly the files Decode accepts, yields the same records,
 // and otherwise fails with an error wrapping ErrFormat that names the file.
 func FuzzStreamDecode(f *testing.F) {
-	dir := f.TempDir()
-	good := writeSample(f, dir)
-	b, err := os.ReadFile(good)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b)
-	f.Add(b[:len(b)/2])
-	f.Add(b[:len(b)-3])
-	f.Add(b[:headerSize])
-	f.Add([]byte(Magic))
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(t.TempDir(), "fuzz.gtr")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
