@@ -54,10 +54,13 @@ type Stream struct {
 	used   commUse
 	queues map[msgKey]*queue
 	// By rank, the few events the writers must treat apart, by index.
-	never     []map[int]bool  // the event posted an operation that never completes
+	early     []map[int]p2pOp // the event posted an operation in flight for long: its resolution (opTracker.early)
 	noMsgPost []map[int]bool  // the event posted a send that is no matched message
 	noMsgDone []map[int]bool  // the event completed a receive that is no matched message
 	sentAs    []map[int]int64 // the event posted a send whose receiver got this many bytes, not the sent count
+	// held is the most operations and message ends one rank held at once
+	// while matching (what bounds memory, besides the windows).
+	held int
 }
 
 // queue counts a message queue's completed operations.
@@ -82,7 +85,7 @@ func OpenStream(dir string) (*Stream, error) {
 	}
 	n := len(t.Ranks)
 	s := &Stream{t: t, clocks: make([]RankClock, n), used: newCommUse(), queues: map[msgKey]*queue{},
-		never: make([]map[int]bool, n), noMsgPost: make([]map[int]bool, n), noMsgDone: make([]map[int]bool, n),
+		early: make([]map[int]p2pOp, n), noMsgPost: make([]map[int]bool, n), noMsgDone: make([]map[int]bool, n),
 		sentAs: make([]map[int]int64, n)}
 	s.rep.Ranks = s.clocks
 	for r, rt := range t.Ranks {
@@ -93,7 +96,7 @@ func OpenStream(dir string) (*Stream, error) {
 		}
 		s.rep.MaxErr = math.Max(s.rep.MaxErr, c.Err*1e-9)
 		s.events += rt.events
-		s.never[r], s.noMsgPost[r], s.noMsgDone[r], s.sentAs[r] = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]int64{}
+		s.early[r], s.noMsgPost[r], s.noMsgDone[r], s.sentAs[r] = map[int]p2pOp{}, map[int]bool{}, map[int]bool{}, map[int]int64{}
 	}
 	s.origin = math.Inf(1)
 	for r := range t.Ranks {
@@ -134,11 +137,14 @@ func (s *Stream) scan(r int) error {
 		return err
 	}
 	defer in.close()
-	k := newOpTracker(r, func(op *p2pOp) {
+	var k *opTracker
+	k = newOpTracker(r, false, func(op *p2pOp) {
+		if k.events-op.postAt > longOpen {
+			s.early[r][op.post.Index] = p2pOp{state: op.state, peer: op.peer, tag: op.tag, bytes: op.bytes}
+		}
 		switch op.state {
 		case opIncomplete:
 			s.match.Incomplete++
-			s.never[r][op.post.Index] = true
 		case opComplete:
 			q := s.queues[op.key(r)]
 			if q == nil {
@@ -183,8 +189,8 @@ func (s *Stream) onAxis(r int, e *Event) {
 	e.T0, e.T1 = c.Global(e.Start)-s.origin, c.Global(e.End)-s.origin
 }
 
-// matched tells whether a completed operation of rank r is a matched
-// message, and its id; it counts the operation in its queue.
+// matched returns the id of a completed operation of rank r and whether it
+// is a matched message; it counts the operation in its queue.
 func (s *Stream) matched(r int, op *p2pOp) (uint64, bool) {
 	q := s.queues[op.key(r)]
 	var n uint64
@@ -243,28 +249,39 @@ func (s *Stream) matchAndRepair() error {
 		}
 		defer in.close()
 		rp := &rankPoints{s: s, r: r, in: in}
-		rp.k = newOpTracker(r, func(op *p2pOp) {
+		// recvDone takes a matched receive once both emitted and completed.
+		recvDone := func(op *p2pOp) {
+			if !op.matched {
+				s.noMsgDone[r][op.done.Index] = true
+				return
+			}
+			rp.push(point{t: op.doneT1, recv: true, id: op.id})
+		}
+		rp.k = newOpTracker(r, true, func(op *p2pOp) {
 			if op.state != opComplete {
 				if op.send {
 					s.noMsgPost[r][op.post.Index] = true
 				}
 				return
 			}
-			id, ok := s.matched(r, op)
+			op.id, op.matched = s.matched(r, op)
 			switch {
-			case !ok && op.send:
+			case op.send && !op.matched:
 				s.noMsgPost[r][op.post.Index] = true
-			case !ok:
-				s.noMsgDone[r][op.done.Index] = true
 			case op.send:
-				rp.push(point{t: op.postT0, id: id})
-				meet(id, end{true, r, op.post.Index, op.bytes})
+				rp.push(point{t: op.postT0, id: op.id})
+				meet(op.id, end{true, r, op.post.Index, op.bytes})
 			default:
-				rp.push(point{t: op.doneT1, recv: true, id: id})
-				meet(id, end{false, r, op.done.Index, op.bytes})
+				if op.matched {
+					meet(op.id, end{false, r, 0, op.bytes})
+				}
+				if op.finished {
+					recvDone(op)
+				}
 			}
 		})
-		rp.k.never = s.never[r]
+		rp.k.late = recvDone
+		rp.k.early = s.early[r]
 		srcs[r] = rp
 	}
 	moves, violations, err := repairClocks(srcs)
@@ -375,6 +392,7 @@ func (p *rankPoints) nextPoint() (point, bool, error) {
 		p.s.onAxis(p.r, e)
 		p.latest = e.T0
 		p.k.event(i, e, p.s.t.Ranks[p.r].opKinds()[e.Routine])
+		p.s.held = max(p.s.held, len(p.k.ops)+len(p.ps))
 	}
 	x := p.pop()
 	if p.any && (x.t < p.last.t || x.t == p.last.t && x.recv && !p.last.recv) {
@@ -387,15 +405,15 @@ func (p *rankPoints) nextPoint() (point, bool, error) {
 // walk is a writer's pass over rank r: each call in the order calls began,
 // on the job's axis after the repair (seconds), after the operation
 // tracker has seen it; emit gets the operations as they resolve.
-func (s *Stream) walk(r int, emit func(op *p2pOp), each func(i int, e *Event, k *opTracker)) error {
+func (s *Stream) walk(r int, emit, late func(op *p2pOp), each func(i int, e *Event, k *opTracker)) error {
 	rt := s.t.Ranks[r]
 	in, err := openStartOrdered(rt)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	k := newOpTracker(r, emit)
-	k.never = s.never[r]
+	k := newOpTracker(r, true, emit)
+	k.early, k.late = s.early[r], late
 	mv := s.moves[r]
 	err = in.each(func(i int, e *Event) error {
 		s.onAxis(r, e)
@@ -431,19 +449,23 @@ func (s *Stream) WritePerfetto(out io.Writer) error {
 	pj := newPerfettoJSON(w, s.t)
 	var buf []byte
 	for r, rt := range s.t.Ranks {
+		flowEnd := func(op *p2pOp) {
+			if op.matched {
+				pj.flowEnd(op.id+1, r, op.doneT0, op.doneT1)
+			}
+		}
 		err := s.walk(r, func(op *p2pOp) {
 			if op.state != opComplete {
 				return
 			}
-			id, ok := s.matched(r, op)
+			op.id, op.matched = s.matched(r, op)
 			switch {
-			case !ok:
-			case op.send:
-				pj.flowStart(id+1, r, op.postT0)
-			default:
-				pj.flowEnd(id+1, r, op.doneT0, op.doneT1)
+			case op.send && op.matched:
+				pj.flowStart(op.id+1, r, op.postT0)
+			case !op.send && op.finished:
+				flowEnd(op)
 			}
-		}, func(i int, e *Event, k *opTracker) {
+		}, flowEnd, func(i int, e *Event, k *opTracker) {
 			buf = appendSlice(buf[:0], rt, e, pj.pid[r], r)
 			pj.event(buf)
 		})
@@ -481,7 +503,7 @@ func (s *Stream) WriteOTF2(anchor string) error {
 			}
 			group = group[:0]
 		}
-		err = s.walk(r, func(*p2pOp) {}, func(i int, e *Event, k *opTracker) {
+		err = s.walk(r, func(*p2pOp) {}, func(*p2pOp) {}, func(i int, e *Event, k *opTracker) {
 			if len(group) > 0 && group[0].e.T0 != e.T0 {
 				flush()
 			}

@@ -91,7 +91,46 @@ func streamCases(t *testing.T) map[string]string {
 		ranks[r] = rt
 	}
 	dirs["cascading repair, ANY_SOURCE"] = writeDir(t, ranks)
+	dirs[longLived] = writeDir(t, longLivedJob(3000))
 	return dirs
+}
+
+const longLived = "requests in flight for the whole run"
+
+// longLivedJob: rank 1 posts an Irecv from any source with any tag, and
+// rank 0 an Isend, before a ping-pong of rounds messages each way, and
+// completes them only after it.
+func longLivedJob(rounds int) []*RankTrace {
+	var calls [][]call = [][]call{
+		{{"Isend", 1, 99, 1, none, 0}},
+		{{"Irecv", PeerAny, TagAny, 2, none, 0}},
+	}
+	for i := 0; i < rounds; i++ {
+		calls[0] = append(calls[0], call{"Send", 1, 5, 0, none, 0}, call{"Recv", 1, 6, 0, [2]int32{1, 6}, 0})
+		calls[1] = append(calls[1], call{"Recv", 0, 5, 0, [2]int32{0, 5}, 0}, call{"Send", 0, 6, 0, none, 0})
+	}
+	calls[0] = append(calls[0], call{"Wait", -1, -1, 1, none, 0})
+	calls[1] = append(calls[1], call{"Wait", -1, -1, 2, [2]int32{0, 99}, 0})
+	ranks := jobOf(calls)
+	for _, rt := range ranks {
+		rt.Clock = []ClockSample{{Phase: "init", Local: 0, Offset: float64(rt.Rank)}}
+	}
+	return ranks
+}
+
+// TestStreamHoldsWhatIsInFlight: a request in flight for the whole run
+// does not make the streamed reader hold the operations posted after it.
+func TestStreamHoldsWhatIsInFlight(t *testing.T) {
+	for _, rounds := range []int{3000, 12000} {
+		s, err := OpenStream(writeDir(t, longLivedJob(rounds)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Summary().Messages != 2*rounds+1 || s.held > 600 {
+			t.Errorf("%d rounds: %d messages, held %d operations and message ends at once; want %d and at most %d",
+				rounds, s.Summary().Messages, s.held, 2*rounds+1, 600)
+		}
+	}
 }
 
 // TestStreamedExportMatchesInMemory: on every case, the streamed OTF2

@@ -95,7 +95,7 @@ func Match(ranks []*RankTrace) ([]Message, MatchStats) {
 // posted (cancelled ones and receives from ProcNull left out).
 func rankOps(r int, rt *RankTrace) []p2pOp {
 	var ops []p2pOp
-	k := newOpTracker(r, func(op *p2pOp) {
+	k := newOpTracker(r, true, func(op *p2pOp) {
 		if op.state != opDropped {
 			ops = append(ops, *op)
 		}

@@ -22,6 +22,12 @@ type p2pOp struct {
 	// start and the completing call's start and end, for the streamed
 	// exporters.
 	postT0, doneT0, doneT1 float64
+	postAt                 int  // events the tracker had seen when it was posted
+	early                  bool // resolved when posted (opTracker.early)
+	emitted                bool
+	finished               bool   // its completing call has been seen
+	matched                bool   // for the exporters: a matched message, with id
+	id                     uint64 // (set when emitted)
 }
 
 type template struct {
@@ -72,72 +78,79 @@ func (rt *RankTrace) opKinds() []opKind {
 
 // opTracker follows the sends and receives of one rank, fed its events in
 // posting order (the order calls began, ties in file order). It holds only
-// the operations in flight: each operation is handed to emit once it is
-// resolved (completed, dropped, or known never to complete), in posting
-// order, so that the n-th operation of a (communicator, source,
-// destination, tag) queue is known without holding the rank's events.
+// the operations in flight. Ordered, it hands each operation to emit once
+// it is resolved (completed, dropped, or known never to complete), in
+// posting order, so that the n-th operation of a (communicator, source,
+// destination, tag) queue is known without holding the rank's events;
+// unordered, as soon as it is resolved.
 type opTracker struct {
 	rank      int
-	ops       []p2pOp // posted, not yet emitted; ops[0] has sequence base
-	base      int
-	pending   map[uint64]int      // request → its operation in flight (sequence)
+	ordered   bool
+	ops       []*p2pOp            // posted, not yet emitted, in posting order
+	pending   map[uint64]*p2pOp   // request → its operation in flight
 	templates map[uint64]template // persistent request → what Start runs
-	// never lists the events whose posted operation never completes (found
-	// by an earlier pass over the file): their operations are resolved at
-	// once, so that they do not hold back the ones after them.
-	never map[int]bool
+	events    int                 // events seen
+	// early gives, by posting event, the resolution of the operations that
+	// an earlier unordered pass saw in flight for long (or never complete):
+	// they are resolved when posted, so that they do not hold back the
+	// operations posted after them; late is called when such an operation,
+	// already emitted, completes.
+	early map[int]p2pOp
+	late  func(op *p2pOp)
 	emit  func(op *p2pOp)
 	// Set by event for the exporters: the send the event posted, the
 	// receive it completed (when hasPosted, hasCompleted).
 	posted, completed       p2pOp
 	hasPosted, hasCompleted bool
-	postedSeq, completedSeq int
 }
 
-func newOpTracker(rank int, emit func(op *p2pOp)) *opTracker {
-	return &opTracker{rank: rank, pending: map[uint64]int{}, templates: map[uint64]template{}, emit: emit}
-}
+// longOpen is the number of events after which an operation still in
+// flight counts as long-lived (opTracker.early).
+const longOpen = 256
 
-func (k *opTracker) op(seq int) *p2pOp { return &k.ops[seq-k.base] }
+func newOpTracker(rank int, ordered bool, emit func(op *p2pOp)) *opTracker {
+	return &opTracker{rank: rank, ordered: ordered, pending: map[uint64]*p2pOp{}, templates: map[uint64]template{}, emit: emit,
+		late: func(*p2pOp) {}}
+}
 
 // event takes the next event in posting order: e with index i in its file,
 // whose routine does kind.
 func (k *opTracker) event(i int, e *Event, kind opKind) {
 	k.hasPosted, k.hasCompleted = false, false
-	k.postedSeq, k.completedSeq = -1, -1
+	k.events++
 	if e.Flags&FlagError != 0 {
 		return
 	}
 	ref := EventRef{k.rank, i}
-	post := func(t template, done bool) int {
-		op := p2pOp{send: t.send, comm: t.comm, peer: t.peer, tag: t.tag, bytes: t.bytes, post: ref, postT0: e.T0}
+	var posted, completed *p2pOp
+	post := func(t template, done bool) *p2pOp {
+		op := &p2pOp{send: t.send, comm: t.comm, peer: t.peer, tag: t.tag, bytes: t.bytes, post: ref, postT0: e.T0, postAt: k.events}
 		if done {
-			op.done, op.state, op.doneT0, op.doneT1 = ref, opComplete, e.T0, e.T1
-		} else if k.never[i] {
-			op.state = opIncomplete
+			op.done, op.state, op.doneT0, op.doneT1, op.finished = ref, opComplete, e.T0, e.T1, true
+		} else if r, ok := k.early[i]; ok {
+			op.state, op.peer, op.tag, op.bytes, op.early = r.state, r.peer, r.tag, r.bytes, true
 		}
 		k.ops = append(k.ops, op)
-		seq := k.base + len(k.ops) - 1
 		if op.send {
-			k.postedSeq = seq
+			posted = op
 		}
-		return seq
+		return op
 	}
-	// await records that request req's operation seq completes later (an
+	// await records that request req's operation completes later (an
 	// operation still awaited under the same id never will).
-	await := func(req uint64, seq int) {
-		if old, ok := k.pending[req]; ok {
-			k.op(old).state = opIncomplete
+	await := func(req uint64, op *p2pOp) {
+		if old, ok := k.pending[req]; ok && old.state == opOpen {
+			old.state = opIncomplete
 		}
-		if k.op(seq).state == opOpen {
-			k.pending[req] = seq
+		if op.state == opOpen || op.early && op.state == opComplete {
+			k.pending[req] = op
 		} else {
 			delete(k.pending, req)
 		}
 	}
 	recvStatus := func(op *p2pOp) { op.peer, op.tag, op.bytes = e.StSource, e.StTag, e.StCount }
 	done := func(op *p2pOp) {
-		op.done, op.state, op.doneT0, op.doneT1 = ref, opComplete, e.T0, e.T1
+		op.done, op.state, op.doneT0, op.doneT1, op.finished = ref, opComplete, e.T0, e.T1, true
 	}
 	switch {
 	case kind == kindBlockingSend:
@@ -150,9 +163,8 @@ func (k *opTracker) event(i int, e *Event, kind opKind) {
 		}
 	case kind == kindRecv:
 		if e.StSource >= 0 && e.Flags&FlagCancelled == 0 {
-			seq := post(template{comm: e.Comm}, true)
-			recvStatus(k.op(seq))
-			k.completedSeq = seq
+			completed = post(template{comm: e.Comm}, true)
+			recvStatus(completed)
 		}
 	case kind == kindIrecv:
 		if e.Peer != PeerNull && e.Req != 0 {
@@ -163,24 +175,22 @@ func (k *opTracker) event(i int, e *Event, kind opKind) {
 		// is posted here, in this order, and completed by the Mrecv, or the
 		// Wait/Test of the Imrecv, named by the same id.
 		if e.Flags&FlagCompleted != 0 && e.StSource >= 0 && e.Req != 0 {
-			seq := post(template{comm: e.Comm}, false)
-			recvStatus(k.op(seq))
-			await(e.Req, seq)
+			op := post(template{comm: e.Comm}, false)
+			recvStatus(op)
+			await(e.Req, op)
 		}
 	case kind == kindMrecv:
-		if seq, ok := k.pending[e.Req]; ok {
+		if op, ok := k.pending[e.Req]; ok {
 			delete(k.pending, e.Req)
-			op := k.op(seq)
 			done(op)
 			recvStatus(op)
-			k.completedSeq = seq
+			completed = op
 		}
 	case kind == kindSendrecv:
 		// The receive is posted before the send.
 		if e.StSource >= 0 {
-			seq := post(template{comm: e.Comm}, true)
-			recvStatus(k.op(seq))
-			k.completedSeq = seq
+			completed = post(template{comm: e.Comm}, true)
+			recvStatus(completed)
 		}
 		if e.Peer >= 0 {
 			post(template{true, e.Comm, e.Peer, e.Tag, e.Bytes}, true)
@@ -194,11 +204,10 @@ func (k *opTracker) event(i int, e *Event, kind opKind) {
 			await(e.Req, post(t, false))
 		}
 	case kind == kindWait || kind == kindTest:
-		seq, ok := k.pending[e.Req]
+		op, ok := k.pending[e.Req]
 		if !ok || (kind == kindTest && e.Flags&FlagCompleted == 0) {
 			break
 		}
-		op := k.op(seq)
 		delete(k.pending, e.Req)
 		if e.Flags&FlagCancelled != 0 {
 			op.state = opDropped
@@ -210,34 +219,43 @@ func (k *opTracker) event(i int, e *Event, kind opKind) {
 			if op.peer < 0 { // ProcNull: no message
 				op.state = opDropped
 			} else {
-				k.completedSeq = seq
+				completed = op
 			}
 		}
+		if op.early && op.emitted {
+			k.late(op)
+		}
 	}
-	if k.postedSeq >= 0 {
-		k.posted, k.hasPosted = *k.op(k.postedSeq), true
+	if posted != nil {
+		k.posted, k.hasPosted = *posted, true
 	}
-	if k.completedSeq >= 0 {
-		k.completed, k.hasCompleted = *k.op(k.completedSeq), true
+	if completed != nil {
+		k.completed, k.hasCompleted = *completed, true
 	}
 	k.flush(false)
 }
 
-// flush emits the resolved operations at the head; at the end (all), every
-// operation, those still open as incomplete.
+// flush emits the resolved operations (ordered: those at the head); at the
+// end (all), every operation, those still open as incomplete.
 func (k *opTracker) flush(all bool) {
-	n := 0
-	for n < len(k.ops) && (all || k.ops[n].state != opOpen) {
-		if k.ops[n].state == opOpen {
-			k.ops[n].state = opIncomplete
+	out := k.ops[:0]
+	for n, op := range k.ops {
+		if all && op.state == opOpen {
+			op.state = opIncomplete
 		}
-		k.emit(&k.ops[n])
-		n++
+		if op.state == opOpen {
+			if k.ordered {
+				out = append(out, k.ops[n:]...)
+				break
+			}
+			out = append(out, op)
+			continue
+		}
+		op.emitted = true
+		k.emit(op)
 	}
-	if n > 0 {
-		k.ops = append(k.ops[:0], k.ops[n:]...)
-		k.base += n
-	}
+	clear(k.ops[len(out):])
+	k.ops = out
 }
 
 // finish ends the rank: what is still open never completed.
