@@ -2,7 +2,6 @@ package trace
 
 import (
 	"math"
-	"sort"
 )
 
 // RankClock is how one rank's local clock was mapped onto rank 0's:
@@ -75,9 +74,9 @@ func fitClock(rank int, samples []ClockSample) RankClock {
 
 // Align puts every event of ranks (indexed by world rank) on one time axis:
 // each rank's clock is corrected with its linear model, then a logical-clock
-// repair moves receives that would complete before their matching send
-// began (and everything after them on that rank) later, so that the
-// timeline never shows a message arriving before it was sent. It sets
+// repair (repairClocks) moves receives that would complete before their
+// matching send began (and everything after them on that rank) later, so
+// that the timeline never shows a message arriving before it was sent. It sets
 // Event.T0 and T1 (seconds since the earliest event) and reports what it did.
 func Align(ranks []*RankTrace, msgs []Message) ClockReport {
 	rep := ClockReport{Ranks: make([]RankClock, len(ranks))}
@@ -107,18 +106,17 @@ func Align(ranks []*RankTrace, msgs []Message) ClockReport {
 			e.T1 -= origin
 		}
 	}
-	// The repair keeps the times before its first change of a rank (most
-	// ranks have none), to report what moved.
-	orig := map[int][][2]float64{}
-	repair(ranks, msgs, &rep, orig)
-	for r, o := range orig {
-		for i := range ranks[r].Events {
-			e := &ranks[r].Events[i]
-			if shift := math.Max(e.T0-o[i][0], e.T1-o[i][1]); shift > 0 {
-				rep.Moved++
-				rep.MaxShift = math.Max(rep.MaxShift, shift*1e-9)
-				rep.TotalShift += shift * 1e-9
-			}
+	moves, violations, _ := repairClocks(messagePoints(ranks, msgs)) // points in memory give no error
+	rep.Violations = violations
+	for r, rt := range ranks {
+		if len(moves[r]) == 0 {
+			continue
+		}
+		for i := range rt.Events {
+			e := &rt.Events[i]
+			t0, t1 := moves[r].move(e.T0), moves[r].move(e.T1)
+			rep.account(e.T0, e.T1, t0, t1)
+			e.T0, e.T1 = t0, t1
 		}
 	}
 	for _, rt := range ranks {
@@ -129,69 +127,4 @@ func Align(ranks []*RankTrace, msgs []Message) ClockReport {
 		}
 	}
 	return rep
-}
-
-// shiftAfter is one piece of a rank's repair: every time ≥ at moves later by by.
-type shiftAfter struct{ at, by float64 }
-
-// repair moves receives forward until none completes before its send began.
-// Each pass collects, per rank, the violations (a receive completion ending
-// at `at` that must end at `need`), and shifts every time of that rank from
-// `at` on: the order of the rank's events and their durations are kept. A
-// shift can make a later send start later and so create a new violation,
-// hence passes until none is left (bounded: a causal cycle would never end).
-//
-// orig receives, for each rank the repair changes, its times before the
-// first change.
-func repair(ranks []*RankTrace, msgs []Message, rep *ClockReport, orig map[int][][2]float64) {
-	ev := func(x EventRef) *Event { return &ranks[x.Rank].Events[x.Index] }
-	for _, m := range msgs {
-		if ev(m.RecvDone).T1 < ev(m.Send).T0 {
-			rep.Violations++
-		}
-	}
-	for pass := 0; pass < 64; pass++ {
-		need := make(map[int][]shiftAfter)
-		for _, m := range msgs {
-			s, r := ev(m.Send), ev(m.RecvDone)
-			if r.T1 < s.T0 {
-				need[m.RecvDone.Rank] = append(need[m.RecvDone.Rank], shiftAfter{at: r.T1, by: s.T0})
-			}
-		}
-		if len(need) == 0 {
-			return
-		}
-		for rank, v := range need {
-			// Turn "must end at by" into increments, in time order: an earlier
-			// shift already moved later violations part of the way.
-			sort.Slice(v, func(i, j int) bool { return v[i].at < v[j].at })
-			var total float64
-			pieces := v[:0]
-			for _, x := range v {
-				d := x.by - (x.at + total)
-				if d > 0 {
-					total += d
-					pieces = append(pieces, shiftAfter{x.at, d})
-				}
-			}
-			sum := make([]float64, len(pieces)+1) // sum[n]: the first n pieces
-			for i, p := range pieces {
-				sum[i+1] = sum[i] + p.by
-			}
-			move := func(t float64) float64 {
-				return t + sum[sort.Search(len(pieces), func(i int) bool { return pieces[i].at > t })]
-			}
-			evs := ranks[rank].Events
-			if _, ok := orig[rank]; !ok {
-				o := make([][2]float64, len(evs))
-				for i := range evs {
-					o[i] = [2]float64{evs[i].T0, evs[i].T1}
-				}
-				orig[rank] = o
-			}
-			for i := range evs {
-				evs[i].T0, evs[i].T1 = move(evs[i].T0), move(evs[i].T1)
-			}
-		}
-	}
 }

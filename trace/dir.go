@@ -103,13 +103,26 @@ func (t *Trace) Event(x EventRef) *Event { return &t.Ranks[x.Rank].Events[x.Inde
 
 // ReadDir reads the trace directory dir (a manifest and one file per rank):
 // it decodes every file, matches sends to receives (Match), and puts all
-// events on one time axis (Align).
+// events on one time axis (Align). It holds every event; OpenStream reads
+// a large trace for export without doing so.
 func ReadDir(dir string) (*Trace, error) {
+	t, err := readRanks(dir, ReadFile)
+	if err != nil {
+		return nil, err
+	}
+	t.Messages, t.Match = Match(t.Ranks)
+	t.Clock = Align(t.Ranks, t.Messages)
+	return t, nil
+}
+
+// readRanks reads dir's manifest and every rank's file with read (ReadFile,
+// or Skim), checking that the files make one job.
+func readRanks(dir string, read func(string) (*RankTrace, error)) (*Trace, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		// Without a manifest (the job stopped before rank 0's Finalize) the
 		// ranks are found from rank 0's file.
-		rt, ferr := ReadFile(RankFile(dir, 0))
+		rt, ferr := Skim(RankFile(dir, 0))
 		if ferr != nil {
 			return nil, fmt.Errorf("%w: %v; %v", ErrIncomplete, err, ferr)
 		}
@@ -120,7 +133,7 @@ func ReadDir(dir string) (*Trace, error) {
 	}
 	t := &Trace{Dir: dir, Manifest: m, Ranks: make([]*RankTrace, m.Ranks), Comms: map[uint32][]int32{}}
 	for r := range t.Ranks {
-		rt, err := ReadFile(RankFile(dir, r))
+		rt, err := read(RankFile(dir, r))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: no file for rank %d of %d (%v)", ErrIncomplete, r, m.Ranks, err)
 		}
@@ -138,7 +151,26 @@ func ReadDir(dir string) (*Trace, error) {
 			}
 		}
 	}
-	t.Messages, t.Match = Match(t.Ranks)
-	t.Clock = Align(t.Ranks, t.Messages)
 	return t, nil
+}
+
+// Summary is what reading a trace found, for a report.
+type Summary struct {
+	Manifest Manifest
+	Ranks    int
+	Events   int
+	Messages int
+	Match    MatchStats
+	Clock    ClockReport
+	Dropped  uint64
+}
+
+// Summary returns what reading t found.
+func (t *Trace) Summary() Summary {
+	n := 0
+	for _, rt := range t.Ranks {
+		n += len(rt.Events)
+	}
+	return Summary{Manifest: t.Manifest, Ranks: len(t.Ranks), Events: n, Messages: len(t.Messages), Match: t.Match,
+		Clock: t.Clock, Dropped: t.Dropped}
 }

@@ -32,7 +32,14 @@
 //	t.Dropped, t.Clock.Moved, t.Clock.MaxShift, t.Clock.MaxErr
 //	t.Comms[e.Comm]                  // a communicator's members: world rank of each of its ranks
 //
-// ReadFile and Decode read a single rank's file. Every malformed input gives
+// ReadDir holds every event. To export a trace of any length, stream it:
+//
+//	s, err := trace.OpenStream(dir) // checks, matches and repairs, holding only what is in flight
+//	err = s.WritePerfetto(w)        // or s.WriteOTF2("job.otf2"): the in-memory writers' output
+//	s.Summary()                     // what ReadDir's Trace.Summary says
+//
+// ReadFile and Decode read a single rank's file; Skim reads all of it but
+// the records. Every malformed input gives
 // an error wrapping ErrFormat, a *FormatError with the file and byte offset;
 // a missing rank gives ErrIncomplete.
 //
@@ -57,5 +64,6 @@
 // what the residual error leaves: a receive that would complete before its
 // send began is moved later, with everything after it on its rank. The
 // ClockReport says how many events moved and by how much, and the error
-// bound of the clock models.
+// bound of the clock models. The repair is one sweep over the messages'
+// ends in time order (repairClocks), shared with the streamed export.
 package trace

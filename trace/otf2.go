@@ -171,26 +171,17 @@ func (d *otf2Defs) str(s string) uint32 {
 // ending in .otf2; the definitions go beside it (NAME.def) and the events of
 // rank r into NAME/r.evt.
 func WriteOTF2(anchor string, t *Trace) error {
-	if !strings.HasSuffix(anchor, ".otf2") {
-		return fmt.Errorf("trace: an OTF2 anchor file's name ends in .otf2, not %q", filepath.Base(anchor))
+	used := newCommUse()
+	for r, rt := range t.Ranks {
+		for i := range rt.Events {
+			used.add(r, rt.Events[i].Comm)
+		}
 	}
-	base := strings.TrimSuffix(anchor, ".otf2")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return fmt.Errorf("trace: %w", err)
+	a, err := newOTF2Archive(anchor, t.Manifest, t.Ranks, otf2Comms(len(t.Ranks), used, t.Comms))
+	if err != nil {
+		return err
 	}
 	n := len(t.Ranks)
-	regions := map[string]uint32{}
-	var regionNames []string
-	region := func(name string) uint32 {
-		id, ok := regions[name]
-		if !ok {
-			id = uint32(len(regionNames))
-			regions[name] = id
-			regionNames = append(regionNames, name)
-		}
-		return id
-	}
-	comms := otf2Comms(t)
 	// Messages by the rank that carries them (indices into t.Messages); each
 	// rank's are indexed by event only while its file is written.
 	sendsOf, recvsOf := make([][]int32, n), make([][]int32, n)
@@ -206,43 +197,106 @@ func WriteOTF2(anchor string, t *Trace) error {
 		}
 		return x
 	}
-	var maxTS uint64
-	counts := make([]uint64, n)
 	for r, rt := range t.Ranks {
 		sends := byEvent(sendsOf[r], func(m *Message) EventRef { return m.Send })
 		recvs := byEvent(recvsOf[r], func(m *Message) EventRef { return m.RecvDone })
 		sendsOf[r], recvsOf[r] = nil, nil
-		c, end, err := writeOTF2Events(filepath.Join(base, fmt.Sprintf("%d.evt", r)), rt, region, comms, t.Messages, sends, recvs)
+		c, end, err := writeOTF2Events(a.eventFile(r), rt, a.region, a.comms, t.Messages, sends, recvs)
 		if err != nil {
 			return err
 		}
-		counts[r] = c
-		maxTS = max(maxTS, end)
-		var ld obuf
-		ld.chunkHeader(1, 0)
-		ld.b = append(ld.b, 0x02, 0x01)
-		if err := os.WriteFile(filepath.Join(base, fmt.Sprintf("%d.def", r)), ld.b, 0o644); err != nil {
-			return fmt.Errorf("trace: %w", err)
+		if err := a.located(r, c, end); err != nil {
+			return err
 		}
 	}
+	return a.finish()
+}
 
+// otf2Archive is an OTF2 archive being written: the event files one rank
+// after the other (eventFile, located), then the definitions and the
+// anchor (finish).
+type otf2Archive struct {
+	anchor, base string
+	manifest     Manifest
+	hosts        []string // by world rank
+	regions      map[string]uint32
+	regionNames  []string
+	comms        otf2CommSet
+	counts       []uint64 // events by location
+	maxTS        uint64
+}
+
+// newOTF2Archive starts an archive for the ranks (their Info, not their
+// events).
+func newOTF2Archive(anchor string, m Manifest, ranks []*RankTrace, comms otf2CommSet) (*otf2Archive, error) {
+	if !strings.HasSuffix(anchor, ".otf2") {
+		return nil, fmt.Errorf("trace: an OTF2 anchor file's name ends in .otf2, not %q", filepath.Base(anchor))
+	}
+	a := &otf2Archive{anchor: anchor, base: strings.TrimSuffix(anchor, ".otf2"), manifest: m,
+		regions: map[string]uint32{}, comms: comms, counts: make([]uint64, len(ranks))}
+	if err := os.MkdirAll(a.base, 0o755); err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	for r, rt := range ranks {
+		h := rt.Info["host"]
+		if r < len(m.Hosts) && m.Hosts[r] != "" {
+			h = m.Hosts[r]
+		}
+		a.hosts = append(a.hosts, h)
+	}
+	return a, nil
+}
+
+// region returns the id of the region of routine name (ids in the order
+// first used).
+func (a *otf2Archive) region(name string) uint32 {
+	id, ok := a.regions[name]
+	if !ok {
+		id = uint32(len(a.regionNames))
+		a.regions[name] = id
+		a.regionNames = append(a.regionNames, name)
+	}
+	return id
+}
+
+func (a *otf2Archive) eventFile(r int) string { return filepath.Join(a.base, fmt.Sprintf("%d.evt", r)) }
+
+// located records that rank r's event file is written (count events, the
+// last at end) and writes its local definitions.
+func (a *otf2Archive) located(r int, count, end uint64) error {
+	a.counts[r] = count
+	a.maxTS = max(a.maxTS, end)
+	var ld obuf
+	ld.chunkHeader(1, 0)
+	ld.b = append(ld.b, 0x02, 0x01)
+	if err := os.WriteFile(filepath.Join(a.base, fmt.Sprintf("%d.def", r)), ld.b, 0o644); err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	return nil
+}
+
+// finish writes the global definitions and the anchor.
+func (a *otf2Archive) finish() error {
+	n := len(a.counts)
+	comms := a.comms
+	regionNames := a.regionNames
+	counts := a.counts
+	maxTS := a.maxTS
+	base := a.base
+	anchor := a.anchor
 	d := &otf2Defs{strings: map[string]uint32{}}
 	d.chunkHeader(1, 0)
 	d.def(otf2DefClock, func(p *obuf) {
 		p.cu(1e9)   // ticks per second
 		p.cu(0)     // global offset
 		p.cu(maxTS) // length
-		p.cu(uint64(t.Manifest.Start.UnixNano()))
+		p.cu(uint64(a.manifest.Start.UnixNano()))
 	})
 	d.str("")
 	machine := d.str("machine")
 	d.def(otf2DefSystemTree, func(p *obuf) { p.cu32(0); p.cu32(machine); p.cu32(0); p.cu32(math.MaxUint32) })
 	hostNode := map[string]uint32{}
-	for r, rt := range t.Ranks {
-		h := rt.Info["host"]
-		if r < len(t.Manifest.Hosts) && t.Manifest.Hosts[r] != "" {
-			h = t.Manifest.Hosts[r]
-		}
+	for r, h := range a.hosts {
 		if _, ok := hostNode[h]; !ok {
 			id := uint32(len(hostNode) + 1)
 			name := d.str(h)
@@ -258,7 +312,7 @@ func WriteOTF2(anchor string, t *Trace) error {
 			p.cu32(math.MaxUint32) // creating location group
 		})
 	}
-	for r := range t.Ranks {
+	for r := 0; r < n; r++ {
 		name := d.str(fmt.Sprintf("rank %d", r))
 		d.def(otf2DefLocation, func(p *obuf) {
 			p.cu(uint64(r))
@@ -321,28 +375,28 @@ func WriteOTF2(anchor string, t *Trace) error {
 		return fmt.Errorf("trace: %w", err)
 	}
 
-	var a obuf
-	a.u8(otf2ChunkHead)
-	a.u8(otf2Endian)
-	a.str("OTF2")
-	a.b = append(a.b, 3, 2, 3, 0, 2) // format and library version (3.0.2)
-	a.raw64(otf2ChunkEvents)
-	a.raw64(otf2ChunkDefs)
-	a.u8(1) // POSIX files
-	a.u8(1) // no compression
-	a.raw64(uint64(n))
-	a.raw64(uint64(d.count))
-	a.str("") // machine
-	a.str("gompi")
-	a.str(strings.Join(t.Manifest.Command, " "))
-	a.b = binary.LittleEndian.AppendUint32(a.b, 0) // properties
+	var an obuf
+	an.u8(otf2ChunkHead)
+	an.u8(otf2Endian)
+	an.str("OTF2")
+	an.b = append(an.b, 3, 2, 3, 0, 2) // format and library version (3.0.2)
+	an.raw64(otf2ChunkEvents)
+	an.raw64(otf2ChunkDefs)
+	an.u8(1) // POSIX files
+	an.u8(1) // no compression
+	an.raw64(uint64(n))
+	an.raw64(uint64(d.count))
+	an.str("") // machine
+	an.str("gompi")
+	an.str(strings.Join(a.manifest.Command, " "))
+	an.b = binary.LittleEndian.AppendUint32(an.b, 0) // properties
 	var id [8]byte
 	rand.Read(id[:])
-	a.b = append(a.b, id[:]...)
-	a.b = binary.LittleEndian.AppendUint32(a.b, 0) // snapshots
-	a.b = binary.LittleEndian.AppendUint32(a.b, 0) // thumbnails
-	a.b = append(a.b, 0x02, 0x01, 0x00)
-	if err := os.WriteFile(anchor, a.b, 0o644); err != nil {
+	an.b = append(an.b, id[:]...)
+	an.b = binary.LittleEndian.AppendUint32(an.b, 0) // snapshots
+	an.b = binary.LittleEndian.AppendUint32(an.b, 0) // thumbnails
+	an.b = append(an.b, 0x02, 0x01, 0x00)
+	if err := os.WriteFile(anchor, an.b, 0o644); err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
 	return nil
@@ -370,23 +424,25 @@ type otf2CommSet struct {
 	sub  []uint32             // the ids other than the world's, sorted
 }
 
-// otf2Comms gives every communicator of t an OTF2 communicator: the world
-// is 0 (group 1), every other id one of its own with the members the trace
-// recorded (files of version 1 recorded none: then its members are the
-// ranks that used it, in world-rank order).
-func otf2Comms(t *Trace) otf2CommSet {
-	n := len(t.Ranks)
-	used := map[uint32][]int{}
-	for r, rt := range t.Ranks {
-		for i := range rt.Events {
-			c := rt.Events[i].Comm
-			if c > 1 {
-				if m := used[c]; len(m) == 0 || m[len(m)-1] != r {
-					used[c] = append(m, r)
-				}
-			}
+// commUse lists, for every communicator other than the world, the ranks
+// that used it in world-rank order (ranks added in that order).
+type commUse map[uint32][]int
+
+func newCommUse() commUse { return commUse{} }
+
+func (u commUse) add(r int, c uint32) {
+	if c > 1 {
+		if m := u[c]; len(m) == 0 || m[len(m)-1] != r {
+			u[c] = append(m, r)
 		}
 	}
+}
+
+// otf2Comms gives every communicator an OTF2 communicator: the world is 0
+// (group 1), every other id used one of its own with the members the trace
+// recorded (members; files of version 1 recorded none: then its members are
+// the ranks that used it, in world-rank order).
+func otf2Comms(n int, used commUse, members map[uint32][]int32) otf2CommSet {
 	cs := otf2CommSet{byID: map[uint32]*otf2Comm{}}
 	world := &otf2Comm{id: 0, members: make([]int, n), rankOf: map[int]int{}}
 	for r := range world.members {
@@ -399,7 +455,7 @@ func otf2Comms(t *Trace) otf2CommSet {
 	sort.Slice(cs.sub, func(i, j int) bool { return cs.sub[i] < cs.sub[j] })
 	for i, c := range cs.sub {
 		oc := &otf2Comm{id: uint32(i + 1), members: used[c], rankOf: map[int]int{}}
-		if m, ok := t.Comms[c]; ok {
+		if m, ok := members[c]; ok {
 			oc.members = make([]int, len(m))
 			for k, w := range m {
 				oc.members[k] = int(w)
@@ -422,20 +478,184 @@ func (cs otf2CommSet) comm(c uint32) *otf2Comm {
 	return cs.byID[1]
 }
 
-// otf2Event is one OTF2 event of a rank before encoding.
-type otf2Event struct {
-	ts  uint64
-	typ uint8
-	rec func(p *obuf)
+// otf2Msg is a message end of an OTF2 event: the peer and communicator as
+// the archive numbers them.
+type otf2Msg struct {
+	peer, comm, tag uint32
+	bytes           uint64
+}
+
+func (m otf2Msg) put(p *obuf) {
+	p.cu32(m.peer)
+	p.cu32(m.comm)
+	p.cu32(m.tag)
+	p.cu(m.bytes)
+}
+
+// otf2Call is one call of a rank as the OTF2 writer takes it: the event,
+// the messages it posted (MPI_SEND at its start) and the receives it
+// completed (MPI_RECV at its end).
+type otf2Call struct {
+	e           Event
+	name        string
+	sends, recv []otf2Msg
+}
+
+// otf2Location writes one location's (rank's) event file as its calls come,
+// in the order they began (ties: the longer first). Calls become
+// Enter/Leave, properly nested (a call that outlives the call around it,
+// which only goroutines of one rank overlapping can cause, is cut at its
+// end). It holds one chunk and the calls open at the moment.
+type otf2Location struct {
+	f      *os.File
+	w      *bufio.Writer
+	region func(string) uint32
+	comms  otf2CommSet
+	stack  []otf2Open
+	// Events go in chunks of otf2ChunkEvents bytes; each chunk starts with
+	// its header and a timestamp, and is padded with zeros to its size
+	// except the last.
+	chunk             obuf
+	rec               obuf
+	first, last, tsAt uint64
+	end               uint64 // the last timestamp
+	err               error
+}
+
+type otf2Open struct {
+	c   otf2Call
+	end uint64
+}
+
+func createOTF2Location(path string, region func(string) uint32, comms otf2CommSet) (*otf2Location, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	l := &otf2Location{f: f, w: bufio.NewWriter(f), region: region, comms: comms}
+	l.startChunk()
+	return l, nil
+}
+
+func otf2ns(s float64) uint64 { return uint64(math.Max(0, math.Round(s*1e9))) }
+
+// call adds the next call.
+func (l *otf2Location) call(c otf2Call) {
+	t0, t1 := otf2ns(c.e.T0), otf2ns(c.e.T1)
+	for len(l.stack) > 0 && l.stack[len(l.stack)-1].end <= t0 {
+		l.leave(l.stack[len(l.stack)-1])
+		l.stack = l.stack[:len(l.stack)-1]
+	}
+	if len(l.stack) > 0 {
+		t1 = min(t1, l.stack[len(l.stack)-1].end)
+	}
+	reg := l.region(c.name)
+	l.rec.b = append(l.rec.b[:0], otf2Enter)
+	l.rec.cu32(reg)
+	l.add(t0)
+	for _, m := range c.sends {
+		l.rec.b = l.rec.b[:0]
+		l.rec.record(otf2MpiSend, m.put)
+		l.add(t0)
+	}
+	if _, ok := otf2Collectives[c.name]; ok && c.e.Flags&FlagError == 0 {
+		l.rec.b = l.rec.b[:0]
+		l.rec.record(otf2CollBegin, func(p *obuf) {})
+		l.add(t0)
+	}
+	l.stack = append(l.stack, otf2Open{c, t1})
+}
+
+func (l *otf2Location) leave(o otf2Open) {
+	e := &o.c.e
+	reg := l.region(o.c.name)
+	for _, m := range o.c.recv {
+		l.rec.b = l.rec.b[:0]
+		l.rec.record(otf2MpiRecv, m.put)
+		l.add(o.end)
+	}
+	if op, ok := otf2Collectives[o.c.name]; ok && e.Flags&FlagError == 0 {
+		c := l.comms.comm(e.Comm)
+		root := uint32(math.MaxUint32)
+		if e.Peer >= 0 {
+			root = c.rank(int(e.Peer))
+		}
+		bytes := uint64(max(e.Bytes, 0))
+		l.rec.b = l.rec.b[:0]
+		l.rec.record(otf2CollEnd, func(p *obuf) {
+			p.u8(op[0])
+			p.cu32(c.id)
+			p.cu32(root)
+			p.cu(bytes)
+			p.cu(bytes)
+		})
+		l.add(o.end)
+	}
+	l.rec.b = append(l.rec.b[:0], otf2Leave)
+	l.rec.cu32(reg)
+	l.add(o.end)
+}
+
+// add appends the record in l.rec at time ts.
+func (l *otf2Location) add(ts uint64) {
+	if len(l.chunk.b)+9+len(l.rec.b)+2 > otf2ChunkEvents {
+		l.flush(false)
+		l.startChunk()
+	}
+	if ts != l.tsAt {
+		l.chunk.u8(otf2Timestamp)
+		l.chunk.raw64(ts)
+		l.tsAt = ts
+	}
+	l.chunk.b = append(l.chunk.b, l.rec.b...)
+	l.last++
+	l.end = ts
+}
+
+func (l *otf2Location) startChunk() {
+	l.chunk.b = l.chunk.b[:0]
+	l.chunk.chunkHeader(0, 0)
+	l.first = l.last + 1
+	l.tsAt = math.MaxUint64
+}
+
+func (l *otf2Location) flush(final bool) {
+	var h obuf
+	h.chunkHeader(l.first, l.last)
+	copy(l.chunk.b, h.b)
+	if final {
+		l.chunk.b = append(l.chunk.b, 0x02, 0x01)
+	} else {
+		l.chunk.b = append(l.chunk.b, make([]byte, otf2ChunkEvents-len(l.chunk.b))...)
+	}
+	if _, err := l.w.Write(l.chunk.b); err != nil && l.err == nil {
+		l.err = err
+	}
+}
+
+// close ends the file and returns its number of events and last timestamp.
+func (l *otf2Location) close() (uint64, uint64, error) {
+	for len(l.stack) > 0 {
+		l.leave(l.stack[len(l.stack)-1])
+		l.stack = l.stack[:len(l.stack)-1]
+	}
+	l.flush(true)
+	err := l.err
+	if err == nil {
+		err = l.w.Flush()
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("trace: %w", err)
+	}
+	return l.last, l.end, nil
 }
 
 // writeOTF2Events writes rank r's event file and returns the number of
-// events and the last timestamp. Calls become Enter/Leave, properly nested
-// (a call that outlives the call around it, which only goroutines of one
-// rank overlapping can cause, is cut at its end).
-//
-// sends and recvs give, by event index, the messages (indices into msgs)
-// the event posted or completed.
+// events and the last timestamp. sends and recvs give, by event index, the
+// messages (indices into msgs) the event posted or completed.
 func writeOTF2Events(path string, rt *RankTrace, region func(string) uint32, comms otf2CommSet,
 	msgs []Message, sends, recvs map[int][]int32) (uint64, uint64, error) {
 	order := make([]int, len(rt.Events))
@@ -446,143 +666,24 @@ func writeOTF2Events(path string, rt *RankTrace, region func(string) uint32, com
 		x, y := &rt.Events[order[a]], &rt.Events[order[b]]
 		return x.T0 < y.T0 || x.T0 == y.T0 && x.T1 > y.T1
 	})
-	ns := func(s float64) uint64 { return uint64(math.Max(0, math.Round(s*1e9))) }
-	var evs []otf2Event
-	type open struct {
-		idx int
-		end uint64
+	l, err := createOTF2Location(path, region, comms)
+	if err != nil {
+		return 0, 0, err
 	}
-	var stack []open
-	leave := func(o open) {
-		e := &rt.Events[o.idx]
-		name := rt.Name(e)
-		reg := region(name)
-		for _, k := range recvs[o.idx] {
-			m := &msgs[k]
-			c := comms.comm(m.Comm)
-			evs = append(evs, otf2Event{o.end, otf2MpiRecv, func(p *obuf) {
-				p.cu32(c.rank(m.Src))
-				p.cu32(c.id)
-				p.cu32(uint32(m.Tag))
-				p.cu(uint64(max(m.Bytes, 0)))
-			}})
-		}
-		if op, ok := otf2Collectives[name]; ok && e.Flags&FlagError == 0 {
-			c := comms.comm(e.Comm)
-			comm := c.id
-			root := uint32(math.MaxUint32)
-			if e.Peer >= 0 {
-				root = c.rank(int(e.Peer))
-			}
-			bytes := uint64(max(e.Bytes, 0))
-			evs = append(evs, otf2Event{o.end, otf2CollEnd, func(p *obuf) {
-				p.u8(op[0])
-				p.cu32(comm)
-				p.cu32(root)
-				p.cu(bytes)
-				p.cu(bytes)
-			}})
-		}
-		evs = append(evs, otf2Event{o.end, otf2Leave, func(p *obuf) { p.cu32(reg) }})
+	msg := func(k int32, peer func(m *Message) int) otf2Msg {
+		m := &msgs[k]
+		c := comms.comm(m.Comm)
+		return otf2Msg{c.rank(peer(m)), c.id, uint32(m.Tag), uint64(max(m.Bytes, 0))}
 	}
 	for _, i := range order {
-		e := &rt.Events[i]
-		t0, t1 := ns(e.T0), ns(e.T1)
-		for len(stack) > 0 && stack[len(stack)-1].end <= t0 {
-			leave(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 {
-			t1 = min(t1, stack[len(stack)-1].end)
-		}
-		name := rt.Name(e)
-		reg := region(name)
-		evs = append(evs, otf2Event{t0, otf2Enter, func(p *obuf) { p.cu32(reg) }})
+		c := otf2Call{e: rt.Events[i], name: rt.Name(&rt.Events[i])}
 		for _, k := range sends[i] {
-			m := &msgs[k]
-			c := comms.comm(m.Comm)
-			evs = append(evs, otf2Event{t0, otf2MpiSend, func(p *obuf) {
-				p.cu32(c.rank(m.Dst))
-				p.cu32(c.id)
-				p.cu32(uint32(m.Tag))
-				p.cu(uint64(max(m.Bytes, 0)))
-			}})
+			c.sends = append(c.sends, msg(k, func(m *Message) int { return m.Dst }))
 		}
-		if _, ok := otf2Collectives[name]; ok && e.Flags&FlagError == 0 {
-			evs = append(evs, otf2Event{t0, otf2CollBegin, func(p *obuf) {}})
+		for _, k := range recvs[i] {
+			c.recv = append(c.recv, msg(k, func(m *Message) int { return m.Src }))
 		}
-		stack = append(stack, open{i, t1})
+		l.call(c)
 	}
-	for len(stack) > 0 {
-		leave(stack[len(stack)-1])
-		stack = stack[:len(stack)-1]
-	}
-
-	f, err := os.Create(path)
-	if err != nil {
-		return 0, 0, fmt.Errorf("trace: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	// Events go in chunks of otf2ChunkEvents bytes; each chunk starts with
-	// its header and a timestamp, and is padded with zeros to its size
-	// except the last.
-	var chunk obuf
-	var first uint64 = 1
-	var last, lastTS uint64
-	flush := func(final bool) error {
-		var h obuf
-		h.chunkHeader(first, last)
-		copy(chunk.b, h.b)
-		if final {
-			chunk.b = append(chunk.b, 0x02, 0x01)
-		} else {
-			chunk.b = append(chunk.b, make([]byte, otf2ChunkEvents-len(chunk.b))...)
-		}
-		_, err := w.Write(chunk.b)
-		return err
-	}
-	startChunk := func() {
-		chunk.b = chunk.b[:0]
-		chunk.chunkHeader(0, 0)
-		first = last + 1
-		lastTS = math.MaxUint64
-	}
-	startChunk()
-	var rec obuf
-	for _, ev := range evs {
-		rec.b = rec.b[:0]
-		if ev.typ == otf2Enter || ev.typ == otf2Leave {
-			rec.u8(ev.typ)
-			ev.rec(&rec)
-		} else {
-			rec.record(ev.typ, ev.rec)
-		}
-		if len(chunk.b)+9+len(rec.b)+2 > otf2ChunkEvents {
-			if err := flush(false); err != nil {
-				f.Close()
-				return 0, 0, err
-			}
-			startChunk()
-		}
-		if ev.ts != lastTS {
-			chunk.u8(otf2Timestamp)
-			chunk.raw64(ev.ts)
-			lastTS = ev.ts
-		}
-		chunk.b = append(chunk.b, rec.b...)
-		last++
-	}
-	if err := flush(true); err != nil {
-		f.Close()
-		return 0, 0, err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return 0, 0, err
-	}
-	var end uint64
-	if len(evs) > 0 {
-		end = evs[len(evs)-1].ts
-	}
-	return last, end, f.Close()
+	return l.close()
 }

@@ -154,7 +154,13 @@ func TestOTF2MessagesOnTheirCommunicator(t *testing.T) {
 	if err := WriteOTF2(anchor, tr); err != nil {
 		t.Fatal(err)
 	}
-	cs := otf2Comms(tr)
+	used := newCommUse()
+	for r, rt := range tr.Ranks {
+		for i := range rt.Events {
+			used.add(r, rt.Events[i].Comm)
+		}
+	}
+	cs := otf2Comms(len(tr.Ranks), used, tr.Comms)
 	if c := cs.comm(sub); c.rank(3) != 0 || c.rank(1) != 1 || c.id != 1 {
 		t.Errorf("communicator %d: id %d, world 3 → %d, world 1 → %d; want id 1, 0 and 1", sub, c.id, c.rank(3), c.rank(1))
 	}

@@ -16,8 +16,35 @@ import (
 // written as it goes, one event per line, never built in memory.
 func WritePerfetto(out io.Writer, t *Trace) error {
 	w := bufio.NewWriterSize(out, 1<<16)
+	pj := newPerfettoJSON(w, t)
+	var buf []byte
+	for r, rt := range t.Ranks {
+		for i := range rt.Events {
+			buf = appendSlice(buf[:0], rt, &rt.Events[i], pj.pid[r], r)
+			pj.event(buf)
+		}
+	}
+	for k, m := range t.Messages {
+		s, d := t.Event(m.Send), t.Event(m.RecvDone)
+		pj.flowStart(uint64(k+1), m.Src, s.T0)
+		pj.flowEnd(uint64(k+1), m.Dst, d.T0, d.T1)
+	}
+	return pj.close()
+}
+
+// perfettoJSON writes trace-event JSON one event at a time.
+type perfettoJSON struct {
+	w     *bufio.Writer
+	pid   []int // by world rank: the process (host) of its track
+	first bool
+}
+
+// newPerfettoJSON starts the JSON of t's ranks (their Info, not their
+// events): a process per host, a named thread track per rank.
+func newPerfettoJSON(w *bufio.Writer, t *Trace) *perfettoJSON {
+	pj := &perfettoJSON{w: w, pid: make([]int, len(t.Ranks)), first: true}
 	hostIndex := map[string]int{}
-	pid := make([]int, len(t.Ranks))
+	var hosts []string
 	for r, rt := range t.Ranks {
 		h := rt.Info["host"]
 		if r < len(t.Manifest.Hosts) && t.Manifest.Hosts[r] != "" {
@@ -25,51 +52,58 @@ func WritePerfetto(out io.Writer, t *Trace) error {
 		}
 		i, ok := hostIndex[h]
 		if !ok {
-			i = len(hostIndex) + 1
+			hosts = append(hosts, h)
+			i = len(hosts)
 			hostIndex[h] = i
 		}
-		pid[r] = i
+		pj.pid[r] = i
 	}
 	w.WriteString("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
-	first := true
-	sep := func() {
-		if !first {
-			w.WriteString(",\n")
-		}
-		first = false
-	}
-	for h, i := range hostIndex {
-		sep()
-		fmt.Fprintf(w, `{"ph":"M","name":"process_name","pid":%d,"args":{"name":%s}}`, i, quote("host "+h))
+	for i, h := range hosts {
+		pj.sep()
+		fmt.Fprintf(w, `{"ph":"M","name":"process_name","pid":%d,"args":{"name":%s}}`, i+1, quote("host "+h))
 	}
 	for r := range t.Ranks {
-		sep()
-		fmt.Fprintf(w, `{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":"rank %d"}}`, pid[r], r, r)
-		sep()
-		fmt.Fprintf(w, `{"ph":"M","name":"thread_sort_index","pid":%d,"tid":%d,"args":{"sort_index":%d}}`, pid[r], r, r)
+		pj.sep()
+		fmt.Fprintf(w, `{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":"rank %d"}}`, pj.pid[r], r, r)
+		pj.sep()
+		fmt.Fprintf(w, `{"ph":"M","name":"thread_sort_index","pid":%d,"tid":%d,"args":{"sort_index":%d}}`, pj.pid[r], r, r)
 	}
-	var buf []byte
-	for r, rt := range t.Ranks {
-		for i := range rt.Events {
-			e := &rt.Events[i]
-			sep()
-			buf = appendSlice(buf[:0], rt, e, pid[r], r)
-			w.Write(buf)
-		}
+	return pj
+}
+
+func (pj *perfettoJSON) sep() {
+	if !pj.first {
+		pj.w.WriteString(",\n")
 	}
-	for k, m := range t.Messages {
-		s, d := t.Event(m.Send), t.Event(m.RecvDone)
-		sep()
-		fmt.Fprintf(w, `{"ph":"s","cat":"message","name":"message","id":%d,"pid":%d,"tid":%d,"ts":%s}`,
-			k+1, pid[m.Src], m.Src, micros(s.T0))
-		sep()
-		// The arrow ends just inside the end of the receive that completed.
-		ts := math.Max(d.T0, d.T1-1e-9)
-		fmt.Fprintf(w, `{"ph":"f","bp":"e","cat":"message","name":"message","id":%d,"pid":%d,"tid":%d,"ts":%s}`,
-			k+1, pid[m.Dst], m.Dst, micros(ts))
-	}
-	w.WriteString("\n]}\n")
-	return w.Flush()
+	pj.first = false
+}
+
+// event writes one event, encoded.
+func (pj *perfettoJSON) event(b []byte) {
+	pj.sep()
+	pj.w.Write(b)
+}
+
+// flowStart writes the start of message id's arrow: on rank's track at t0
+// (seconds), the start of the call that posted the send.
+func (pj *perfettoJSON) flowStart(id uint64, rank int, t0 float64) {
+	pj.sep()
+	fmt.Fprintf(pj.w, `{"ph":"s","cat":"message","name":"message","id":%d,"pid":%d,"tid":%d,"ts":%s}`,
+		id, pj.pid[rank], rank, micros(t0))
+}
+
+// flowEnd writes the end of message id's arrow on rank's track, inside the
+// call (t0 to t1, seconds) that completed the receive: just inside its end.
+func (pj *perfettoJSON) flowEnd(id uint64, rank int, t0, t1 float64) {
+	pj.sep()
+	fmt.Fprintf(pj.w, `{"ph":"f","bp":"e","cat":"message","name":"message","id":%d,"pid":%d,"tid":%d,"ts":%s}`,
+		id, pj.pid[rank], rank, micros(math.Max(t0, t1-1e-9)))
+}
+
+func (pj *perfettoJSON) close() error {
+	pj.w.WriteString("\n]}\n")
+	return pj.w.Flush()
 }
 
 // appendSlice appends the complete-event ("X") of e.

@@ -3,7 +3,6 @@ package trace
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 )
 
@@ -23,6 +22,8 @@ type RankTrace struct {
 	Comms   map[uint32][]int32
 	Records uint64 // records the writer wrote (from the end of the file)
 	Dropped uint64 // records the writer could not keep
+	events  int    // records in the file (len(Events) once read; Skim counts them)
+	kinds   []opKind
 }
 
 // Event is one call: its record, and its begin and end on the job's one
@@ -72,24 +73,11 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 	bad := func(off int, format string, a ...any) error {
 		return &FormatError{File: name, Offset: int64(off), Detail: fmt.Sprintf(format, a...)}
 	}
-	if len(b) < headerSize {
-		return nil, bad(len(b), "file too short for a header (%d bytes, want %d)", len(b), headerSize)
-	}
-	if string(b[:8]) != Magic {
-		return nil, bad(0, "bad magic %q", b[:8])
+	rt, err := decodeHeader(name, b)
+	if err != nil {
+		return nil, err
 	}
 	le := binary.LittleEndian
-	if v := le.Uint16(b[8:]); v < oldestVersion || v > Version {
-		return nil, bad(8, "version %d, this reader knows %d to %d", v, oldestVersion, Version)
-	}
-	if rs := le.Uint16(b[10:]); rs != RecordSize {
-		return nil, bad(10, "record size %d, want %d", rs, RecordSize)
-	}
-	rt := &RankTrace{Path: name, Rank: int(int32(le.Uint32(b[16:]))), Size: int(int32(le.Uint32(b[20:]))),
-		Info: map[string]string{}, Strings: []string{""}, Comms: map[uint32][]int32{}}
-	if rt.Size <= 0 || rt.Rank < 0 || rt.Rank >= rt.Size {
-		return nil, bad(16, "rank %d of %d", rt.Rank, rt.Size)
-	}
 	rt.Events = make([]Event, 0, countRecords(b))
 	off := headerSize
 	ended := false
@@ -106,47 +94,7 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 		}
 		p := b[off+chunkHead : off+chunkHead+n]
 		pos := off + chunkHead
-		switch kind {
-		case chunkInfo:
-			for len(p) > 0 {
-				k, rest, ok := cutString(p)
-				v, rest2, ok2 := cutString(rest)
-				if !ok || !ok2 {
-					return nil, bad(pos, "corrupt info chunk")
-				}
-				rt.Info[k] = v
-				p = rest2
-			}
-		case chunkRoutines:
-			for len(p) > 0 {
-				code := p[0]
-				name, rest, ok := cutString(p[1:])
-				if !ok {
-					return nil, bad(pos, "corrupt routine table")
-				}
-				for len(rt.Routines) <= int(code) {
-					rt.Routines = append(rt.Routines, "")
-				}
-				rt.Routines[code] = name
-				p = rest
-			}
-		case chunkStrings:
-			if len(p) < 4 {
-				return nil, bad(pos, "corrupt string chunk")
-			}
-			if first := le.Uint32(p); int(first) != len(rt.Strings) {
-				return nil, bad(pos, "string ids start at %d, want %d", first, len(rt.Strings))
-			}
-			p = p[4:]
-			for len(p) > 0 {
-				s, rest, ok := cutString(p)
-				if !ok {
-					return nil, bad(pos, "corrupt string in string chunk")
-				}
-				rt.Strings = append(rt.Strings, s)
-				p = rest
-			}
-		case chunkRecords:
+		if kind == chunkRecords {
 			if n%RecordSize != 0 {
 				return nil, bad(pos, "record chunk of %d bytes is not a whole number of %d-byte records", n, RecordSize)
 			}
@@ -155,37 +103,11 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 				e.get(p[i:])
 				rt.Events = append(rt.Events, e)
 			}
-		case chunkClock:
-			ph, rest, ok := cutString(p)
-			if !ok || len(rest) != 24 {
-				return nil, bad(pos, "corrupt clock chunk")
+		} else {
+			if err := rt.decodeChunk(kind, p, int64(off), int64(pos)); err != nil {
+				return nil, err
 			}
-			s := ClockSample{Phase: ph, Local: int64(le.Uint64(rest)),
-				Offset: math.Float64frombits(le.Uint64(rest[8:])), Err: math.Float64frombits(le.Uint64(rest[16:]))}
-			if math.IsNaN(s.Offset) || math.IsInf(s.Offset, 0) || !(s.Err >= 0) || math.IsInf(s.Err, 0) {
-				return nil, bad(pos, "clock sample with offset %v ± %v", s.Offset, s.Err)
-			}
-			rt.Clock = append(rt.Clock, s)
-		case chunkComm:
-			if len(p) < 8 || uint64(le.Uint32(p[4:]))*4 != uint64(len(p)-8) {
-				return nil, bad(pos, "corrupt communicator chunk")
-			}
-			id, m := le.Uint32(p), make([]int32, le.Uint32(p[4:]))
-			for i := range m {
-				m[i] = int32(le.Uint32(p[8+4*i:]))
-				if m[i] < 0 || int(m[i]) >= rt.Size {
-					return nil, bad(pos, "communicator %d has world rank %d of %d", id, m[i], rt.Size)
-				}
-			}
-			rt.Comms[id] = m
-		case chunkEnd:
-			if n != 16 {
-				return nil, bad(pos, "corrupt end chunk")
-			}
-			rt.Records, rt.Dropped = le.Uint64(p), le.Uint64(p[8:])
-			ended = true
-		default:
-			return nil, bad(off, "unknown chunk kind %d", kind)
+			ended = kind == chunkEnd
 		}
 		off += chunkHead + n
 	}
@@ -193,14 +115,11 @@ func Decode(name string, b []byte) (*RankTrace, error) {
 		return nil, bad(off, "truncated: the file has no end (did the rank stop before Finalize?)")
 	}
 	for i := range rt.Events {
-		e := &rt.Events[i]
-		if int(e.Site) >= len(rt.Strings) || int(e.Algo) >= len(rt.Strings) {
-			return nil, bad(headerSize, "record %d names string %d of %d", i, max(e.Site, e.Algo), len(rt.Strings))
-		}
-		if e.End < e.Start {
-			return nil, bad(headerSize, "record %d ends (%d) before it starts (%d)", i, e.End, e.Start)
+		if err := rt.checkRecord(i, &rt.Events[i].Record); err != nil {
+			return nil, err
 		}
 	}
+	rt.events = len(rt.Events)
 	return rt, nil
 }
 

@@ -12,10 +12,10 @@ import (
 var svgColors = map[string]string{"send": "#4e79a7", "recv": "#f28e2b", "wait": "#e15759", "coll": "#59a14f", "other": "#9c9c9c"}
 
 func svgKind(name string) string {
-	switch {
-	case blockingSends[name] || postedSends[name] || sendInits[name]:
+	switch k := opKinds[name]; {
+	case k == kindBlockingSend || k == kindPostedSend || k == kindSendInit:
 		return "send"
-	case name == "Recv" || name == "Irecv" || name == "Sendrecv" || name == "Sendrecv_replace" || recvInits[name] || matchedProbes[name]:
+	case k == kindRecv || k == kindIrecv || k == kindSendrecv || k == kindRecvInit || k == kindMprobe || k == kindMrecv || name == "Imrecv":
 		return "recv"
 	case len(name) >= 4 && (name[:4] == "Wait" || name[:4] == "Test"):
 		return "wait"

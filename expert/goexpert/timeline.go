@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -20,6 +21,7 @@ func init() {
 func runTimeline(args []string) int {
 	fs := pflag.NewFlagSet("goexpert timeline", pflag.ContinueOnError)
 	out := fs.StringP("output", "o", "", "the file to write (required); a name ending in .otf2 writes an OTF2 archive")
+	inMemory := fs.Bool("in-memory", false, "read the whole trace into memory before writing (as the SVG always does); the default streams\nPerfetto and OTF2 with memory that does not grow with the trace's length")
 	format := fs.String("format", "", "perfetto (Chrome/Perfetto trace-event JSON), otf2, or svg (a picture, for small traces);\ndefault: from the name of -o (.otf2, .svg), else perfetto")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, `usage: goexpert timeline DIR -o FILE [--format perfetto|otf2|svg]
@@ -48,28 +50,64 @@ back with otf2-print (Debian: otf2-tools) or python3-otf2.`)
 			*format = "svg"
 		}
 	}
-	t, err := trace.ReadDir(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "goexpert timeline:", err)
-		return 1
-	}
+	var sum trace.Summary
 	switch *format {
-	case "perfetto", "json":
-		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WritePerfetto(f, t) })
-	case "otf2":
-		err = trace.WriteOTF2(*out, t)
+	case "perfetto", "json", "otf2":
 	case "svg":
-		err = writeFile(*out, func(f *bufio.Writer) error { return trace.WriteSVG(f, t) })
+		*inMemory = true
 	default:
 		fmt.Fprintf(os.Stderr, "goexpert timeline: --format %q: want perfetto, otf2 or svg\n", *format)
 		return 2
 	}
+	var err error
+	if !*inMemory {
+		sum, err = streamed(fs.Arg(0), *format, *out)
+		if errors.Is(err, trace.ErrUnordered) {
+			fmt.Fprintf(os.Stderr, "goexpert timeline: %v; reading it into memory instead\n", err)
+			*inMemory = true
+		}
+	}
+	if *inMemory {
+		sum, err = readAll(fs.Arg(0), *format, *out)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "goexpert timeline:", err)
 		return 1
 	}
-	summary(t)
+	summary(sum)
 	return 0
+}
+
+// streamed exports with trace.OpenStream: memory bounded by what is in
+// flight, not by the length of the trace.
+func streamed(dir, format, out string) (trace.Summary, error) {
+	s, err := trace.OpenStream(dir)
+	if err != nil {
+		return trace.Summary{}, err
+	}
+	if format == "otf2" {
+		err = s.WriteOTF2(out)
+	} else {
+		err = writeFile(out, func(f *bufio.Writer) error { return s.WritePerfetto(f) })
+	}
+	return s.Summary(), err
+}
+
+// readAll exports with trace.ReadDir, which holds every event.
+func readAll(dir, format, out string) (trace.Summary, error) {
+	t, err := trace.ReadDir(dir)
+	if err != nil {
+		return trace.Summary{}, err
+	}
+	switch format {
+	case "otf2":
+		err = trace.WriteOTF2(out, t)
+	case "svg":
+		err = writeFile(out, func(f *bufio.Writer) error { return trace.WriteSVG(f, t) })
+	default:
+		err = writeFile(out, func(f *bufio.Writer) error { return trace.WritePerfetto(f, t) })
+	}
+	return t.Summary(), err
 }
 
 func writeFile(path string, write func(*bufio.Writer) error) error {
@@ -90,14 +128,10 @@ func writeFile(path string, write func(*bufio.Writer) error) error {
 }
 
 // summary tells on stderr what the trace holds and what the reader did to it.
-func summary(t *trace.Trace) {
-	n := 0
-	for _, rt := range t.Ranks {
-		n += len(rt.Events)
-	}
+func summary(t trace.Summary) {
 	c := t.Clock
 	fmt.Fprintf(os.Stderr, "%d ranks, %d events, %d messages matched (%d sends and %d receives unmatched, %d incomplete)\n",
-		len(t.Ranks), n, len(t.Messages), t.Match.UnmatchedSends, t.Match.UnmatchedRecvs, t.Match.Incomplete)
+		t.Ranks, t.Events, t.Messages, t.Match.UnmatchedSends, t.Match.UnmatchedRecvs, t.Match.Incomplete)
 	fmt.Fprintf(os.Stderr, "clocks (%s): offsets to rank 0 within %.3g µs", t.Manifest.Clock, c.MaxErr*1e6)
 	if c.NoDrift > 0 {
 		fmt.Fprintf(os.Stderr, " at their measurement, growing with time for %d ranks without a drift estimate", c.NoDrift)
