@@ -150,6 +150,11 @@ type window struct {
 	tags     atomic.Uint32
 	lastOp   atomic.Pointer[opChecked]
 
+	// nat is the window's MPI side under the MPI backend (win_mpi.go),
+	// which carries out every operation and synchronization; nil in the
+	// pure-Go runtime.
+	nat *nativeWin
+
 	freed   atomic.Bool
 	stopped chan struct{}
 	srvErr  atomic.Pointer[error] // why the service stopped, if not by Free
@@ -182,7 +187,8 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	if l, ok := rma.LocOf(typ); ok {
 		w.loc = &l
 	}
-	if sm == nil {
+	native := natWindow(c, flavor)
+	if sm == nil && !native {
 		if err := w.dup(); err != nil {
 			return nil, err
 		}
@@ -234,6 +240,9 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		if err := w.dup(); err != nil {
 			return w, err
 		}
+	}
+	if native {
+		return w, nil // MPI carries out the operations: no private communicator, no service
 	}
 	w.serving = true
 	liveWindows(c.r).add(w)
@@ -366,6 +375,9 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
 		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf), nil, false)
+		if err == nil && natWindow(c, flavorCreate) {
+			err = w.natCreate(bytesOf(buf))
+		}
 		return
 	})
 	if err != nil {
@@ -410,6 +422,10 @@ func allocate[T any](name string, r Routine, c *Comm, n int, shared bool) (*Win[
 	}
 	var w *window
 	err = winTraced(r, c, n*size, func() (err error) {
+		if nativeRMA {
+			w, err = natAllocate(name, c, n, size, typ, flavor, shared)
+			return err
+		}
 		var sm *sharedMem
 		var mem []byte
 		if shared || directEligible(c) {
@@ -447,6 +463,9 @@ func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
 		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil, nil, false)
+		if err == nil && natWindow(c, flavorDynamic) {
+			err = w.natDynamic()
+		}
 		return
 	})
 	if err != nil {
@@ -478,6 +497,12 @@ func (x *Win[T]) Attach(buf []T) (int, error) {
 		if d, ok = w.regions.Attach(bytesOf(buf), w.elem); !ok {
 			return w.errf("Attach", base.ErrArg, -1, "the slice overlaps memory already attached", "detach it first")
 		}
+		if w.nat != nil {
+			if err := w.natAttach(bytesOf(buf), d); err != nil {
+				w.regions.Detach(bytesOf(buf))
+				return err
+			}
+		}
 		return nil
 	})
 	return int(d), err
@@ -498,6 +523,9 @@ func (x *Win[T]) Detach(buf []T) error {
 		defer w.regMu.Unlock()
 		if !w.regions.Detach(bytesOf(buf)) {
 			return w.errf("Detach", base.ErrArg, -1, "the slice is not attached", "pass the slice given to Attach")
+		}
+		if w.nat != nil {
+			return w.natDetach(bytesOf(buf))
 		}
 		return nil
 	})
@@ -527,7 +555,14 @@ func (x *Win[T]) SharedQuery(r int) ([]T, error) {
 	if r < 0 || r >= w.n {
 		return nil, w.errf("SharedQuery", base.ErrRank, r, fmt.Sprintf("rank %d is not in 0..%d", r, w.n-1), "")
 	}
-	m := w.shm.peer(r)
+	var m []byte
+	if w.nat != nil {
+		if m, err = w.natSharedQuery(r); err != nil {
+			return nil, err
+		}
+	} else {
+		m = w.shm.peer(r)
+	}
 	if len(m) == 0 {
 		return []T{}, nil
 	}
@@ -580,6 +615,9 @@ func (x *Win[T]) Free() error {
 		}
 		if w.freed.Swap(true) {
 			return w.errf("Free", base.ErrWin, -1, "the window was already freed", "")
+		}
+		if w.nat != nil {
+			return w.natFree()
 		}
 		ferr := w.completeAll("Free", true)
 		barrier := w.barrier
