@@ -100,7 +100,7 @@ func (c *Comm) WinCreate(mem []byte, kind reflect.Kind, elem int) (*Win, error) 
 
 // WinAllocate makes a window of size bytes on this rank in memory MPI
 // allocates (MPI_Win_allocate, or MPI_Win_allocate_shared with shared),
-// and returns that memory. It is collective.
+// and returns that memory, zeroed. It is collective.
 func (c *Comm) WinAllocate(size int, kind reflect.Kind, elem int, shared bool) (*Win, []byte, error) {
 	op := "Win_allocate"
 	if shared {
@@ -116,7 +116,10 @@ func (c *Comm) WinAllocate(size int, kind reflect.Kind, elem int, shared bool) (
 	}
 	var mem []byte
 	if size > 0 {
+		// MPI does not zero it; gompi promises zeroed elements. No
+		// other rank accesses it before the caller's next collective.
 		mem = unsafe.Slice((*byte)(res.base), size)
+		clear(mem)
 	}
 	return w, mem, nil
 }
