@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
@@ -52,6 +53,7 @@ type nativeWin struct {
 	// deferred: per target, an access outside the attached memory of a
 	// dynamic window, reported by the call that completes it.
 	deferred []error
+	anyDef   atomic.Bool // some deferred error is set: natDeferred looks
 }
 
 type natRegion struct{ start, n, addr uint64 }
@@ -183,7 +185,7 @@ func (w *window) natAddress(target, disp, count int) (uint64, bool, error) {
 	if _, err := x.table.Sync(mpi.WinLock, mpi.LockShared, target); err != nil {
 		return 0, false, err
 	}
-	err := x.table.Op(mpi.RMAGet, nil, nil, t, tableWords, target, 0, 0)
+	err := x.table.Op(mpi.RMAGet, nil, nil, t, tableWords, target, 0, 0, false)
 	if _, uerr := x.table.Sync(mpi.WinUnlock, 0, target); err == nil {
 		err = uerr
 	}
@@ -243,8 +245,8 @@ func (w *window) natOpCode(name string, target int, code rma.OpCode) (mpi.RMAOp,
 }
 
 // natOp issues one checked operation. Origins of FetchAndOp and
-// CompareAndSwap may live on the caller's stack: MPI may read them until
-// the operation completes, so they are copied. In a dynamic window the
+// CompareAndSwap may live on the caller's stack: mpi.Win.Op copies them
+// unless it stages them in C memory. In a dynamic window the
 // displacement becomes the target's address; outside its attached memory
 // nothing is issued, and the call that completes the operation reports it.
 func (w *window) natOp(name string, which int, origin, compare, result []byte, target, disp, count int, code rma.OpCode, own bool) (*backend.Request, error) {
@@ -254,10 +256,6 @@ func (w *window) natOp(name string, which int, origin, compare, result []byte, t
 		if op, err = w.natOpCode(name, target, code); err != nil {
 			return nil, err
 		}
-	}
-	if which == mpi.RMAFetch || which == mpi.RMACAS {
-		origin = append([]byte(nil), origin...)
-		compare = append([]byte(nil), compare...)
 	}
 	x := w.nat
 	d := int64(disp)
@@ -275,6 +273,7 @@ func (w *window) natOp(name string, which int, origin, compare, result []byte, t
 			x.mu.Lock()
 			if x.deferred[target] == nil {
 				x.deferred[target] = rerr
+				x.anyDef.Store(true)
 			}
 			x.mu.Unlock()
 			return nil, nil
@@ -285,13 +284,16 @@ func (w *window) natOp(name string, which int, origin, compare, result []byte, t
 	if own {
 		return x.win.ROp(which, origin, result, count, target, d, op)
 	}
-	return nil, x.win.Op(which, origin, compare, result, count, target, d, op)
+	return nil, x.win.Op(which, origin, compare, result, count, target, d, op, which == mpi.RMAFetch || which == mpi.RMACAS)
 }
 
 // natDeferred returns (and forgets) the first deferred error of targets
 // (every target: nil).
 func (w *window) natDeferred(name string, targets []int) error {
 	x := w.nat
+	if !x.anyDef.Load() {
+		return nil
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var first error
@@ -309,6 +311,7 @@ func (w *window) natDeferred(name string, targets []int) error {
 	for _, t := range targets {
 		take(t)
 	}
+	x.anyDef.Store(slices.ContainsFunc(x.deferred, func(e error) bool { return e != nil }))
 	return first
 }
 

@@ -24,10 +24,16 @@ import (
 // and operator first, so calls here reach MPI only when they are correct.
 //
 // MPI may read an origin buffer and write a result buffer until the
-// operation completes (a flush, an unlock, a fence, a Complete): until
-// then each such Go buffer is pinned, per target, which also keeps it
-// alive if the program drops it. Memory of WinCreate and of Attach is
-// pinned for as long as the window exposes it.
+// operation completes (a flush, an unlock, a fence, a Complete). A small
+// operation goes through C memory of its target's staging area: its origin
+// is copied there at the call, its result copied back to the Go buffer at
+// completion (the Go buffer stays reachable in the list of copies
+// meanwhile; MPI never sees it). That costs a copy of at most stageMax
+// bytes, where pinning each Go buffer cost more than the operation itself
+// (docs/PERFORMANCE.md). Larger operations, and those that find the area
+// full, have their Go buffers pinned until completion instead, which also
+// keeps them alive if the program drops them. Memory of WinCreate and of
+// Attach is pinned for as long as the window exposes it.
 type Win struct {
 	h    C.gompi_h
 	c    *Comm
@@ -37,6 +43,7 @@ type Win struct {
 
 	mu       sync.Mutex
 	pins     []*runtime.Pinner // per target: buffers of operations not yet complete
+	stages   []*stage          // per target: the staging area of small operations
 	exposed  runtime.Pinner    // WinCreate's memory
 	attached map[uintptr]*runtime.Pinner
 }
@@ -67,7 +74,7 @@ func (c *Comm) newWin(op string, kind reflect.Kind, elem int) (*Win, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Win{c: c, dt: dt, own: own, unit: elem, pins: make([]*runtime.Pinner, c.size)}, nil
+	return &Win{c: c, dt: dt, own: own, unit: elem, pins: make([]*runtime.Pinner, c.size), stages: make([]*stage, c.size)}, nil
 }
 
 func (w *Win) made(op string, res C.gompi_win_result) error {
@@ -198,6 +205,14 @@ func (w *Win) Free() error {
 	w.attached = nil
 	w.mu.Unlock()
 	w.unpin(-1)
+	w.mu.Lock()
+	for t, st := range w.stages {
+		if st != nil {
+			C.free(st.mem)
+			w.stages[t] = nil
+		}
+	}
+	w.mu.Unlock()
 	return nil
 }
 
@@ -210,6 +225,15 @@ const (
 	OpReplace RMAOp = 10
 	OpNoOp    RMAOp = 11
 )
+
+// rmaOps are MPI's operators by RMAOp, read once.
+var rmaOps [OpNoOp + 1]C.gompi_h
+
+func init() {
+	for i := range rmaOps {
+		rmaOps[i] = C.gompi_op_rma(C.int(i))
+	}
+}
 
 // OpIndex returns the operator named as package coll names predefined
 // operators ("sum", "replace", "no_op"...), and whether MPI defines it on
@@ -256,7 +280,8 @@ func (w *Win) pin(target int, bufs ...[]byte) {
 }
 
 // unpin releases the buffers of the operations to target (all: -1), once
-// they are complete.
+// they are complete, and copies the results of staged ones to their Go
+// buffers.
 func (w *Win) unpin(target int) {
 	w.mu.Lock()
 	for t, p := range w.pins {
@@ -266,7 +291,103 @@ func (w *Win) unpin(target int) {
 			w.pins[t] = nil
 		}
 	}
+	for t, st := range w.stages {
+		if st != nil && st.used > 0 && (target < 0 || t == target) {
+			st.complete()
+		}
+	}
 	w.mu.Unlock()
+}
+
+// stageSize is the C memory of a target's staging area; stageMax bounds
+// the bytes of one staged operation (origin, compare and result).
+const (
+	stageSize = 4096
+	stageMax  = 256
+)
+
+// stage is C memory where small operations to one target keep their
+// origins and receive their results until they complete.
+type stage struct {
+	mem  unsafe.Pointer
+	used int
+	back []copyBack
+}
+
+// copyBack is a result to copy from the stage to Go memory at completion.
+type copyBack struct {
+	dst []byte
+	off int
+}
+
+func (st *stage) bytes(off, n int) []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(st.mem, off)), n)
+}
+
+// put copies b into the stage and returns its C address (nil for none).
+func (st *stage) put(b []byte) *C.char {
+	if len(b) == 0 {
+		return nil
+	}
+	off := st.used
+	st.used += (len(b) + 7) &^ 7
+	copy(st.bytes(off, len(b)), b)
+	return (*C.char)(unsafe.Add(st.mem, off))
+}
+
+// result reserves room for a result to be copied to dst at completion.
+func (st *stage) result(dst []byte) *C.char {
+	if len(dst) == 0 {
+		return nil
+	}
+	off := st.used
+	st.used += (len(dst) + 7) &^ 7
+	st.back = append(st.back, copyBack{dst, off})
+	return (*C.char)(unsafe.Add(st.mem, off))
+}
+
+// complete copies the results out and empties the stage.
+func (st *stage) complete() {
+	for i, b := range st.back {
+		copy(b.dst, st.bytes(b.off, len(b.dst)))
+		st.back[i] = copyBack{}
+	}
+	st.back = st.back[:0]
+	st.used = 0
+}
+
+// mark says how full target's stage is, for rollback.
+func (w *Win) mark(target int) [2]int {
+	if st := w.stages[target]; st != nil {
+		return [2]int{st.used, len(st.back)}
+	}
+	return [2]int{}
+}
+
+// rollback empties target's stage back to mark.
+func (w *Win) rollback(target int, mark [2]int) {
+	if st := w.stages[target]; st != nil {
+		st.used, st.back = mark[0], st.back[:mark[1]]
+	}
+}
+
+// staged returns C addresses for an operation's buffers in target's stage,
+// or false if they do not fit (then the caller pins them). Called with w.mu
+// held.
+func (w *Win) staged(target int, origin, compare, result []byte) (o, c, r *C.char, ok bool) {
+	n := (len(origin)+7)&^7 + (len(compare)+7)&^7 + (len(result)+7)&^7
+	if n > stageMax {
+		return nil, nil, nil, false
+	}
+	st := w.stages[target]
+	if st == nil {
+		st = &stage{mem: C.malloc(stageSize)}
+		w.stages[target] = st
+	}
+	if st.used+n > stageSize {
+		return nil, nil, nil, false
+	}
+	return st.put(origin), st.put(compare), st.result(result), true
 }
 
 var opNamesRMA = [...]string{C.GOMPI_RMA_PUT: "Put", C.GOMPI_RMA_GET: "Get", C.GOMPI_RMA_ACC: "Accumulate",
@@ -285,17 +406,33 @@ const (
 // Op issues one operation (MPI_Put, MPI_Get, MPI_Accumulate,
 // MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of count
 // elements to target at displacement disp (in units of the window). It
-// pins origin, compare and result until the operations to target complete.
-// origin and compare may live on the caller's stack (FetchAndOp's value):
-// they are copied to the heap first when small.
-func (w *Win) Op(which int, origin, compare, result []byte, count, target int, disp int64, op RMAOp) error {
+// stages origin, compare and result, or pins them, until the operations to
+// target complete (see Win).
+// With onStack, origin and compare may live on the caller's stack
+// (FetchAndOp's value): unless staged, they are copied to the heap first.
+func (w *Win) Op(which int, origin, compare, result []byte, count, target int, disp int64, op RMAOp, onStack bool) error {
 	if count > maxCount {
 		return w.c.tooLarge(opNamesRMA[which], count, target, -1)
 	}
-	w.pin(target, origin, compare, result)
-	err := C.gompi_win_op(C.int(which), ptr(origin), ptr(compare), ptr(result), C.int(count), w.dt,
-		C.int(target), C.long(disp), C.gompi_op_rma(C.int(op)), w.h, 0, nil)
+	w.mu.Lock()
+	mark := w.mark(target)
+	o, c, r, ok := w.staged(target, origin, compare, result)
+	w.mu.Unlock()
+	if !ok {
+		if onStack {
+			origin, compare = append([]byte(nil), origin...), append([]byte(nil), compare...)
+		}
+		w.pin(target, origin, compare, result)
+		o, c, r = ptr(origin), ptr(compare), ptr(result)
+	}
+	err := C.gompi_win_op(C.int(which), o, c, r, C.int(count), w.dt,
+		C.int(target), C.long(disp), rmaOps[op], w.h, 0, nil)
 	if err != 0 {
+		if ok {
+			w.mu.Lock()
+			w.rollback(target, mark) // nothing to copy back for a refused operation
+			w.mu.Unlock()
+		}
 		return w.c.mpiErr(opNamesRMA[which], err, target, -1)
 	}
 	return nil
@@ -313,7 +450,7 @@ func (w *Win) ROp(which int, origin, result []byte, count, target int, disp int6
 	r.pinBuf(result)
 	var h C.gompi_h
 	err := C.gompi_win_op(C.int(which), ptr(origin), nil, ptr(result), C.int(count), w.dt,
-		C.int(target), C.long(disp), C.gompi_op_rma(C.int(op)), w.h, 1, &h)
+		C.int(target), C.long(disp), rmaOps[op], w.h, 1, &h)
 	if err != 0 {
 		r.unpin()
 		return nil, w.c.mpiErr(name, err, target, -1)
