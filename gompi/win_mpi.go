@@ -181,15 +181,9 @@ func (w *window) natPublish() error {
 // disp..disp+count-1 there, or false if they are not all attached.
 func (w *window) natAddress(target, disp, count int) (uint64, bool, error) {
 	x := w.nat
-	t := make([]byte, 8*tableWords)
-	if _, err := x.table.Sync(mpi.WinLock, mpi.LockShared, target); err != nil {
-		return 0, false, err
-	}
-	err := x.table.Op(mpi.RMAGet, nil, nil, t, tableWords, target, 0, 0, false)
-	if _, uerr := x.table.Sync(mpi.WinUnlock, 0, target); err == nil {
-		err = uerr
-	}
-	if err != nil {
+	var tb [8 * tableWords]byte
+	t := tb[:]
+	if err := x.table.ReadLocked(target, t); err != nil {
 		return 0, false, err
 	}
 	n := min(int(binary.LittleEndian.Uint64(t)), tableCap)

@@ -207,6 +207,7 @@ int gompi_win_op(int which, const char *origin, const char *compare, char *resul
 /* One synchronization; arg is the target, the lock type, or the assertion;
  * Test sets *flag. */
 int gompi_win_sync(int which, int arg, int target, gompi_h w, int *flag);
+int gompi_win_read_locked(gompi_h w, int target, char *buf, int n);
 /* Post and Start on the ranks of the window's group listed. */
 int gompi_win_post_start(int start, int n, const int *ranks, gompi_h w);
 

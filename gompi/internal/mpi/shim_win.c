@@ -177,3 +177,19 @@ int gompi_win_post_start(int start, int n, const int *ranks, gompi_h wh) {
 	UNLOCK();
 	return err;
 }
+
+/* read_locked copies n bytes of target's part of w from displacement 0
+ * into buf under a shared lock: one call for the region tables of dynamic
+ * windows (win_mpi.go). */
+int gompi_win_read_locked(gompi_h wh, int target, char *buf, int n) {
+	MPI_Win w = WIN(wh);
+	LOCK();
+	int err = MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w);
+	if (err == MPI_SUCCESS) {
+		err = MPI_Get(buf, n, MPI_BYTE, target, 0, n, MPI_BYTE, w);
+		int uerr = MPI_Win_unlock(target, w);
+		if (err == MPI_SUCCESS) err = uerr;
+	}
+	UNLOCK();
+	return err;
+}

@@ -460,6 +460,17 @@ func (w *Win) ROp(which int, origin, result []byte, count, target int, disp int6
 	return r, nil
 }
 
+// ReadLocked copies the first len(buf) bytes of target's part of w into
+// buf under a shared lock (MPI_Win_lock, MPI_Get, MPI_Win_unlock in one
+// call), from displacement 0. The operation completes within the call, so
+// buf need not be pinned.
+func (w *Win) ReadLocked(target int, buf []byte) error {
+	if err := C.gompi_win_read_locked(w.h, C.int(target), ptr(buf), C.int(len(buf))); err != 0 {
+		return w.c.mpiErr("Get", err, target, -1)
+	}
+	return nil
+}
+
 // Synchronizations of Sync.
 const (
 	WinFence         = C.GOMPI_WIN_FENCE
