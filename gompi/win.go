@@ -250,6 +250,18 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	return w, nil
 }
 
+// byMessage starts the message path on a window made for MPI whose MPI
+// window the library could not make (see natFallback). Collective.
+func (w *window) byMessage() error {
+	if err := w.dup(); err != nil {
+		return err
+	}
+	w.serving = true
+	liveWindows(w.user.r).add(w)
+	go w.serve()
+	return nil
+}
+
 // dup gives the window a private duplicate of its communicator, for the
 // messages of the message path. Collective.
 func (w *window) dup() error {
@@ -376,7 +388,9 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
 		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf), nil, false)
 		if err == nil && natWindow(c, flavorCreate) {
-			err = w.natCreate(bytesOf(buf))
+			if err = w.natCreate(bytesOf(buf)); natFallback(err) {
+				err = w.byMessage()
+			}
 		}
 		return
 	})
@@ -464,7 +478,9 @@ func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
 	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
 		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil, nil, false)
 		if err == nil && natWindow(c, flavorDynamic) {
-			err = w.natDynamic()
+			if err = w.natDynamic(); natFallback(err) {
+				err = w.byMessage()
+			}
 		}
 		return
 	})

@@ -4,6 +4,7 @@ package gompi
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -37,6 +38,19 @@ const nativeRMA = true
 // window did before.
 func natWindow(c *Comm, flavor winFlavor) bool {
 	return !(mpi.Name == "mpi" && c.Size() == 1 && (flavor == flavorCreate || flavor == flavorDynamic))
+}
+
+// natFallback reports whether the library refused to make an MPI window
+// (MPI_ERR_WIN): then the window takes gompi's message path over MPI
+// point-to-point instead. Open MPI 4.1.4 does so when no osc component
+// takes the window: with only the TCP transport (--mca btl self,tcp, as
+// between hosts without an RDMA network) osc/rdma has no transport that
+// can do its atomics, and osc/pt2pt refuses MPI_THREAD_MULTIPLE. Every rank
+// of the window meets the same components, so all of them fall back
+// together (a library that failed on some ranks only would leave the
+// others waiting inside MPI_Win_create).
+func natFallback(err error) bool {
+	return err != nil && errors.Is(err, base.ErrWin)
 }
 
 // nativeWin is a window's MPI side.
@@ -87,6 +101,13 @@ func natAllocate(name string, c *Comm, n, size int, typ reflect.Type, flavor win
 			"ranks of a shared window must share a host: split the communicator by host first")
 	}
 	mw, mem, err := c.c.WinAllocate(n*size, typ.Kind(), size, one)
+	if !shared && natFallback(err) {
+		w, err := newWindow(name, c, size, typ, flavor, make([]byte, n*size), nil, false)
+		if err != nil {
+			return w, err
+		}
+		return w, w.byMessage()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,8 @@ type nativeWin struct{}
 
 func natWindow(*Comm, winFlavor) bool { return false }
 
+func natFallback(error) bool { return false }
+
 const (
 	natPut = iota
 	natGet
