@@ -187,8 +187,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	if l, ok := rma.LocOf(typ); ok {
 		w.loc = &l
 	}
-	native := natWindow(c, flavor)
-	if sm == nil && !native {
+	if sm == nil && !nativeRMA {
 		if err := w.dup(); err != nil {
 			return nil, err
 		}
@@ -241,7 +240,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 			return w, err
 		}
 	}
-	if native {
+	if nativeRMA {
 		return w, nil // MPI carries out the operations: no private communicator, no service
 	}
 	w.serving = true
@@ -387,7 +386,7 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
 		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf), nil, false)
-		if err == nil && natWindow(c, flavorCreate) {
+		if err == nil && nativeRMA {
 			if err = w.natCreate(bytesOf(buf)); natFallback(err) {
 				err = w.byMessage()
 			}
@@ -477,7 +476,7 @@ func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
 		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil, nil, false)
-		if err == nil && natWindow(c, flavorDynamic) {
+		if err == nil && nativeRMA {
 			if err = w.natDynamic(); natFallback(err) {
 				err = w.byMessage()
 			}

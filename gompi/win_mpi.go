@@ -29,23 +29,14 @@ import (
 
 const nativeRMA = true
 
-// natWindow reports whether a window of flavor on c is an MPI window. Not
-// under Open MPI for one rank, where MPI_Win_create and
-// MPI_Win_create_dynamic fail (MPI_ERR_WIN: osc/rdma finds no transport
-// that reaches the rank itself, osc/pt2pt refuses MPI_THREAD_MULTIPLE, and
-// osc/sm takes only allocated memory; Open MPI 4.1.4): such a window runs
-// over MPI point-to-point through gompi's message path instead, as every
-// window did before.
-func natWindow(c *Comm, flavor winFlavor) bool {
-	return !(mpi.Name == "mpi" && c.Size() == 1 && (flavor == flavorCreate || flavor == flavorDynamic))
-}
-
 // natFallback reports whether the library refused to make an MPI window
 // (MPI_ERR_WIN): then the window takes gompi's message path over MPI
 // point-to-point instead. Open MPI 4.1.4 does so when no osc component
 // takes the window: with only the TCP transport (--mca btl self,tcp, as
-// between hosts without an RDMA network) osc/rdma has no transport that
-// can do its atomics, and osc/pt2pt refuses MPI_THREAD_MULTIPLE. Every rank
+// between hosts without an RDMA network), and for WinCreate and
+// WinCreateDynamic on one rank, osc/rdma has no transport that can do its
+// atomics, osc/pt2pt refuses MPI_THREAD_MULTIPLE, and osc/sm takes only
+// allocated memory. Every rank
 // of the window meets the same components, so all of them fall back
 // together (a library that failed on some ranks only would leave the
 // others waiting inside MPI_Win_create).

@@ -13,8 +13,8 @@ import (
 // them on many ranks under mpirun (test/conformance).
 
 // TestMPIWindowKinds: allocated and shared windows are MPI windows; on one
-// rank under Open MPI, created and dynamic ones take gompi's message path
-// (Open MPI cannot make them there: see natWindow).
+// rank under Open MPI, a created one takes gompi's message path (Open MPI
+// cannot make it there: see natFallback), and works all the same.
 func TestMPIWindowKinds(t *testing.T) {
 	c := World()
 	a, err := WinAllocate[int64](c, 4)
@@ -33,9 +33,15 @@ func TestMPIWindowKinds(t *testing.T) {
 		name   string
 		w      *Win[int64]
 		native bool
-	}{{"allocate", a, true}, {"shared", s, true}, {"create", cr, natWindow(c, flavorCreate)}} {
-		if got := x.w.w.nat != nil; got != x.native {
-			t.Errorf("%s window: MPI window %v, want %v", x.name, got, x.native)
+	}{{"allocate", a, true}, {"shared", s, true}, {"create", cr, false}} {
+		if got := x.w.w.nat != nil; x.native && !got {
+			t.Errorf("%s window is not an MPI window", x.name)
+		}
+		err := errors.Join(x.w.Lock(LockExclusive, 0), x.w.Put([]int64{4, 5}, 0, 1), x.w.Flush(0))
+		got := make([]int64, 2)
+		err = errors.Join(err, x.w.Get(got, 0, 1), x.w.Unlock(0))
+		if err != nil || got[0] != 4 || got[1] != 5 {
+			t.Errorf("%s window: Put then Get gave %v, %v", x.name, got, err)
 		}
 		if err := x.w.Free(); err != nil {
 			t.Errorf("%s window: Free: %v", x.name, err)

@@ -18,8 +18,6 @@ const nativeRMA = false
 
 type nativeWin struct{}
 
-func natWindow(*Comm, winFlavor) bool { return false }
-
 func natFallback(error) bool { return false }
 
 const (
