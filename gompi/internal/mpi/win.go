@@ -9,7 +9,6 @@ package mpi
 import "C"
 
 import (
-	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -69,7 +68,8 @@ func elemType(kind reflect.Kind, size int) (C.gompi_h, bool, error) {
 	return t._type, true, nil
 }
 
-func (c *Comm) newWin(op string, kind reflect.Kind, elem int) (*Win, error) {
+// newWin starts a window of elements of kind, elem bytes each.
+func (c *Comm) newWin(kind reflect.Kind, elem int) (*Win, error) {
 	dt, own, err := elemType(kind, elem)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (w *Win) made(op string, res C.gompi_win_result) error {
 // WinCreate exposes mem (MPI_Win_create), elements of elem bytes of the
 // given kind. It is collective; mem stays pinned until Free.
 func (c *Comm) WinCreate(mem []byte, kind reflect.Kind, elem int) (*Win, error) {
-	w, err := c.newWin("Win_create", kind, elem)
+	w, err := c.newWin(kind, elem)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (c *Comm) WinAllocate(size int, kind reflect.Kind, elem int, shared bool) (
 	if shared {
 		op = "Win_allocate_shared"
 	}
-	w, err := c.newWin(op, kind, elem)
+	w, err := c.newWin(kind, elem)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,7 +134,7 @@ func (c *Comm) WinAllocate(size int, kind reflect.Kind, elem int, shared bool) (
 // WinCreateDynamic makes a window with no memory (MPI_Win_create_dynamic):
 // displacements are then addresses, in bytes. It is collective.
 func (c *Comm) WinCreateDynamic(kind reflect.Kind, elem int) (*Win, error) {
-	w, err := c.newWin("Win_create_dynamic", kind, elem)
+	w, err := c.newWin(kind, elem)
 	if err != nil {
 		return nil, err
 	}
@@ -538,9 +538,6 @@ func (w *Win) PostStart(start bool, ranks []int) error {
 	}
 	return nil
 }
-
-// String names the window for messages.
-func (w *Win) String() string { return fmt.Sprintf("window on %s", w.c.name) }
 
 // NewFailed returns a request that is complete with err: a request-based
 // operation that the gompi package refused after handing out nothing (an
