@@ -150,6 +150,11 @@ type window struct {
 	tags     atomic.Uint32
 	lastOp   atomic.Pointer[opChecked]
 
+	// nat is the window's MPI side under the MPI backend (win_mpi.go),
+	// which carries out every operation and synchronization; nil in the
+	// pure-Go runtime.
+	nat *nativeWin
+
 	freed   atomic.Bool
 	stopped chan struct{}
 	srvErr  atomic.Pointer[error] // why the service stopped, if not by Free
@@ -182,7 +187,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	if l, ok := rma.LocOf(typ); ok {
 		w.loc = &l
 	}
-	if sm == nil {
+	if sm == nil && !nativeRMA {
 		if err := w.dup(); err != nil {
 			return nil, err
 		}
@@ -235,10 +240,25 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 			return w, err
 		}
 	}
+	if nativeRMA {
+		return w, nil // MPI carries out the operations: no private communicator, no service
+	}
 	w.serving = true
 	liveWindows(c.r).add(w)
 	go w.serve()
 	return w, nil
+}
+
+// byMessage starts the message path on a window made for MPI whose MPI
+// window the library could not make (see natFallback). Collective.
+func (w *window) byMessage() error {
+	if err := w.dup(); err != nil {
+		return err
+	}
+	w.serving = true
+	liveWindows(w.user.r).add(w)
+	go w.serve()
+	return nil
 }
 
 // dup gives the window a private duplicate of its communicator, for the
@@ -366,6 +386,11 @@ func WinCreate[T any](c *Comm, buf []T) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreate, c, len(buf)*size, func() (err error) {
 		w, err = newWindow("WinCreate", c, size, typ, flavorCreate, bytesOf(buf), nil, false)
+		if err == nil && nativeRMA {
+			if err = w.natCreate(bytesOf(buf)); natFallback(err) {
+				err = w.byMessage()
+			}
+		}
 		return
 	})
 	if err != nil {
@@ -410,6 +435,10 @@ func allocate[T any](name string, r Routine, c *Comm, n int, shared bool) (*Win[
 	}
 	var w *window
 	err = winTraced(r, c, n*size, func() (err error) {
+		if nativeRMA {
+			w, err = natAllocate(name, c, n, size, typ, flavor, shared)
+			return err
+		}
 		var sm *sharedMem
 		var mem []byte
 		if shared || directEligible(c) {
@@ -447,6 +476,11 @@ func WinCreateDynamic[T any](c *Comm) (*Win[T], error) {
 	var w *window
 	err = winTraced(RoutineWinCreateDynamic, c, 0, func() (err error) {
 		w, err = newWindow("WinCreateDynamic", c, size, typ, flavorDynamic, nil, nil, false)
+		if err == nil && nativeRMA {
+			if err = w.natDynamic(); natFallback(err) {
+				err = w.byMessage()
+			}
+		}
 		return
 	})
 	if err != nil {
@@ -478,6 +512,12 @@ func (x *Win[T]) Attach(buf []T) (int, error) {
 		if d, ok = w.regions.Attach(bytesOf(buf), w.elem); !ok {
 			return w.errf("Attach", base.ErrArg, -1, "the slice overlaps memory already attached", "detach it first")
 		}
+		if w.nat != nil {
+			if err := w.natAttach(bytesOf(buf), d); err != nil {
+				w.regions.Detach(bytesOf(buf))
+				return err
+			}
+		}
 		return nil
 	})
 	return int(d), err
@@ -498,6 +538,9 @@ func (x *Win[T]) Detach(buf []T) error {
 		defer w.regMu.Unlock()
 		if !w.regions.Detach(bytesOf(buf)) {
 			return w.errf("Detach", base.ErrArg, -1, "the slice is not attached", "pass the slice given to Attach")
+		}
+		if w.nat != nil {
+			return w.natDetach(bytesOf(buf))
 		}
 		return nil
 	})
@@ -527,7 +570,14 @@ func (x *Win[T]) SharedQuery(r int) ([]T, error) {
 	if r < 0 || r >= w.n {
 		return nil, w.errf("SharedQuery", base.ErrRank, r, fmt.Sprintf("rank %d is not in 0..%d", r, w.n-1), "")
 	}
-	m := w.shm.peer(r)
+	var m []byte
+	if w.nat != nil {
+		if m, err = w.natSharedQuery(r); err != nil {
+			return nil, err
+		}
+	} else {
+		m = w.shm.peer(r)
+	}
 	if len(m) == 0 {
 		return []T{}, nil
 	}
@@ -580,6 +630,9 @@ func (x *Win[T]) Free() error {
 		}
 		if w.freed.Swap(true) {
 			return w.errf("Free", base.ErrWin, -1, "the window was already freed", "")
+		}
+		if w.nat != nil {
+			return w.natFree()
 		}
 		ferr := w.completeAll("Free", true)
 		barrier := w.barrier

@@ -360,6 +360,9 @@ func (w *window) put(name string, b []byte, target, disp int, own bool) (*backen
 	if len(b) == 0 {
 		return nil, nil
 	}
+	if w.nat != nil {
+		return w.natOp(name, natPut, b, nil, nil, target, disp, len(b)/w.elem, 0, own)
+	}
 	if w.direct {
 		copy(w.at(target, disp, len(b)/w.elem), b)
 		return nil, nil
@@ -381,6 +384,9 @@ func (w *window) get(name string, b []byte, target, disp int, own bool) (*backen
 	}
 	if len(b) == 0 {
 		return nil, nil
+	}
+	if w.nat != nil {
+		return w.natOp(name, natGet, nil, nil, b, target, disp, len(b)/w.elem, 0, own)
 	}
 	if w.direct {
 		copy(b, w.at(target, disp, len(b)/w.elem))
@@ -449,6 +455,16 @@ func (w *window) acc(name string, kind rma.Kind, origin, result []byte, target, 
 	if count == 0 {
 		return nil, nil
 	}
+	if w.nat != nil {
+		which := natAcc
+		switch {
+		case kind == rma.KindGetAcc && name == "FetchAndOp":
+			which = natFetch
+		case kind == rma.KindGetAcc:
+			which = natGetAcc
+		}
+		return w.natOp(name, which, origin, nil, result, target, disp, count, code, own)
+	}
 	if w.direct {
 		if kind == rma.KindAcc {
 			result = nil
@@ -485,6 +501,10 @@ func (w *window) cas(originCompare, result []byte, target, disp int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok, err := w.check("CompareAndSwap", target, disp, 1, false); !ok || err != nil {
+		return err
+	}
+	if w.nat != nil {
+		_, err := w.natOp("CompareAndSwap", natCAS, originCompare[:w.elem], originCompare[w.elem:], result, target, disp, 1, 0, false)
 		return err
 	}
 	if w.direct {

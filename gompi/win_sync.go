@@ -31,7 +31,10 @@ func (x *Win[T]) Fence() error {
 		raceSync()
 		ferr := w.completeAll("Fence", true)
 		barrier := w.barrier
-		if w.direct {
+		switch {
+		case w.nat != nil:
+			barrier = w.natFence // MPI_Win_fence
+		case w.direct:
 			barrier = w.barrierDirect
 		}
 		if err := barrier(); err != nil {
@@ -94,6 +97,8 @@ func (x *Win[T]) Lock(typ LockType, target int) error {
 		w.mu.Unlock()
 		var err error
 		switch {
+		case w.nat != nil:
+			err = w.natLock(typ, target)
 		case w.direct && typ == LockExclusive:
 			err = w.lockExclusive(w.hdrs[target])
 		case w.direct:
@@ -135,7 +140,11 @@ func (x *Win[T]) Unlock(target int) error {
 		w.gateSet(gateLock, false, target)
 		w.mu.Unlock()
 		err := w.completeTargets("Unlock", []int{target}, false)
-		if w.direct {
+		if w.nat != nil {
+			if uerr := w.natUnlock(target); err == nil {
+				err = uerr
+			}
+		} else if w.direct {
 			w.hdrs[target].unlock(typ)
 		} else if rerr := w.roundTrip("Unlock", rma.KindUnlock, typ, []int{target}); err == nil {
 			err = rerr
@@ -166,7 +175,9 @@ func (x *Win[T]) LockAll() error {
 		w.lockAll = true
 		w.mu.Unlock()
 		var err error
-		if w.direct {
+		if w.nat != nil {
+			err = w.natLockAll()
+		} else if w.direct {
 			for i, h := range w.hdrs {
 				if err = w.lockShared(h); err != nil {
 					for _, held := range w.hdrs[:i] {
@@ -205,7 +216,11 @@ func (x *Win[T]) UnlockAll() error {
 		w.mu.Unlock()
 		all := w.all()
 		err := w.completeTargets("UnlockAll", all, false)
-		if w.direct {
+		if w.nat != nil {
+			if uerr := w.natUnlockAll(); err == nil {
+				err = uerr
+			}
+		} else if w.direct {
 			for _, h := range w.hdrs {
 				h.unlock(rma.LockShared)
 			}
@@ -276,7 +291,13 @@ func (x *Win[T]) flush(r Routine, name string, target int, remote bool) error {
 		if target < 0 {
 			targets = w.all()
 		}
-		return w.completeTargets(name, targets, remote)
+		err := w.completeTargets(name, targets, remote)
+		if w.nat != nil {
+			if ferr := w.natFlush(target, remote); err == nil {
+				err = ferr
+			}
+		}
+		return err
 	})
 }
 
@@ -291,6 +312,9 @@ func (x *Win[T]) Sync() error {
 	return w.traced(RoutineWinSync, -1, -1, func() error {
 		fence()
 		raceSync()
+		if w.nat != nil {
+			return w.natWinSync()
+		}
 		return nil
 	})
 }
@@ -318,6 +342,9 @@ func (x *Win[T]) Post(group []int) error {
 		w.exposure = slices.Clone(group)
 		w.mu.Unlock()
 		raceSync()
+		if w.nat != nil {
+			return w.natPost(group)
+		}
 		for _, g := range group {
 			if w.direct {
 				w.signal(g, &w.posts[g][w.me])
@@ -357,8 +384,13 @@ func (x *Win[T]) Start(group []int) error {
 				return err
 			}
 		}
+		if w.nat != nil {
+			if err := w.natStart(group); err != nil {
+				return err
+			}
+		}
 		for _, g := range group {
-			if w.direct {
+			if w.direct || w.nat != nil {
 				break
 			}
 			if _, err := w.c.Recv(nil, g, tagPost); err != nil {
@@ -394,9 +426,17 @@ func (x *Win[T]) Complete() error {
 			return w.errf("Complete", base.ErrRMASync, -1, "no access epoch is open", "call Start first")
 		}
 		err := w.completeTargets("Complete", group, false)
+		if w.nat != nil {
+			if cerr := w.natComplete(); err == nil {
+				err = cerr
+			}
+		}
 		var h [rma.HeaderSize]byte
 		(&rma.Header{Kind: rma.KindComplete}).Encode(h[:])
 		for _, g := range group {
+			if w.nat != nil {
+				break
+			}
 			if w.direct {
 				w.signal(g, &w.completes[g][w.me])
 				continue
@@ -449,6 +489,15 @@ func (w *window) waitPosted(name string, block bool) (bool, error) {
 	w.mu.Unlock()
 	if group == nil {
 		return false, w.errf(name, base.ErrRMASync, -1, "no exposure epoch is open", "call Post first")
+	}
+	if w.nat != nil {
+		if ok, err := w.natWait(block); !ok || err != nil {
+			return false, err
+		}
+		w.mu.Lock()
+		w.exposure = nil
+		w.mu.Unlock()
+		return true, nil
 	}
 	if w.direct {
 		if ok, err := w.arrived(group, w.completes, w.completesSeen, block); !ok || err != nil {
@@ -514,6 +563,16 @@ func (w *window) completeAll(name string, remote bool) error {
 // that took data from it since the last one (the target answers after
 // every earlier message of this origin).
 func (w *window) completeTargets(name string, targets []int, remote bool) error {
+	if w.nat != nil {
+		// MPI completes the operations (the caller's MPI call); what
+		// is left is what gompi refused to issue.
+		w.mu.Lock()
+		for _, t := range targets {
+			w.dirty[t] = false
+		}
+		w.mu.Unlock()
+		return w.natDeferred(name, targets)
+	}
 	if w.direct {
 		// Direct operations are complete when issued; whatever tells
 		// the target (an unlock, a barrier, a flag) is atomic and

@@ -279,6 +279,9 @@ var classes = [...]error{
 	C.GOMPI_EC_REQUEST:       base.ErrRequest,
 	C.GOMPI_EC_NOT_SUPPORTED: base.ErrNotSupported,
 	C.GOMPI_EC_PEER_LOST:     base.ErrPeerLost,
+	C.GOMPI_EC_WIN:           base.ErrWin,
+	C.GOMPI_EC_RMA_RANGE:     base.ErrRMARange,
+	C.GOMPI_EC_RMA_SYNC:      base.ErrRMASync,
 }
 
 // mpiErr turns an MPI error code into gompi's error: the class MPI's error

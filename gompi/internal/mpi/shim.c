@@ -95,6 +95,15 @@ void gompi_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 int gompi_serialized(void) { return serial; }
 
+/* The lock of the serialized mode, for the other C files of the shim
+ * (shim_win.c). */
+void gompi_big_lock(void) {
+	if (serial) pthread_mutex_lock(&big);
+}
+void gompi_big_unlock(void) {
+	if (serial) pthread_mutex_unlock(&big);
+}
+
 gompi_h gompi_comm_world(void) { return (gompi_h)MPI_COMM_WORLD; }
 gompi_h gompi_comm_null(void) { return (gompi_h)MPI_COMM_NULL; }
 
@@ -694,6 +703,13 @@ int gompi_error_class(int code) {
 	case MPI_ERR_ARG:
 	case MPI_ERR_DIMS: return GOMPI_EC_ARG;
 	case MPI_ERR_UNSUPPORTED_OPERATION: return GOMPI_EC_NOT_SUPPORTED;
+	case MPI_ERR_WIN:
+	case MPI_ERR_RMA_FLAVOR:
+	case MPI_ERR_RMA_SHARED:
+	case MPI_ERR_RMA_ATTACH: return GOMPI_EC_WIN;
+	case MPI_ERR_RMA_RANGE: return GOMPI_EC_RMA_RANGE;
+	case MPI_ERR_RMA_SYNC:
+	case MPI_ERR_RMA_CONFLICT: return GOMPI_EC_RMA_SYNC;
 #ifdef MPIX_ERR_PROC_FAILED
 	case MPIX_ERR_PROC_FAILED: return GOMPI_EC_PEER_LOST;
 #endif

@@ -79,7 +79,8 @@ typedef struct {
 /* Error classes as gompi knows them (see errclass in mpi.go). */
 enum {
 	GOMPI_EC_INTERNAL, GOMPI_EC_TRUNCATE, GOMPI_EC_RANK, GOMPI_EC_TAG, GOMPI_EC_COMM,
-	GOMPI_EC_ARG, GOMPI_EC_REQUEST, GOMPI_EC_NOT_SUPPORTED, GOMPI_EC_PEER_LOST
+	GOMPI_EC_ARG, GOMPI_EC_REQUEST, GOMPI_EC_NOT_SUPPORTED, GOMPI_EC_PEER_LOST,
+	GOMPI_EC_WIN, GOMPI_EC_RMA_RANGE, GOMPI_EC_RMA_SYNC
 };
 
 /* Send modes, as core's. */
@@ -163,6 +164,52 @@ gompi_h gompi_user_op(int commutative);
 
 int gompi_error_class(int code);
 int gompi_error_string(int code, char *buf, int len);
+
+void gompi_big_lock(void);
+void gompi_big_unlock(void);
+
+/* Windows (shim_win.c). */
+typedef struct {
+	int err;
+	gompi_h win;
+	void *base; /* the memory MPI allocated (Win_allocate, Win_allocate_shared) */
+} gompi_win_result;
+
+typedef struct {
+	int err;
+	void *base;
+	long size; /* bytes */
+} gompi_shared_query_result;
+
+/* Operations of gompi_win_op. */
+enum {
+	GOMPI_RMA_PUT, GOMPI_RMA_GET, GOMPI_RMA_ACC, GOMPI_RMA_GET_ACC, GOMPI_RMA_FOP, GOMPI_RMA_CAS
+};
+/* Synchronizations of gompi_win_sync. */
+enum {
+	GOMPI_WIN_FENCE, GOMPI_WIN_LOCK, GOMPI_WIN_UNLOCK, GOMPI_WIN_LOCK_ALL, GOMPI_WIN_UNLOCK_ALL,
+	GOMPI_WIN_FLUSH, GOMPI_WIN_FLUSH_ALL, GOMPI_WIN_FLUSH_LOCAL, GOMPI_WIN_FLUSH_LOCAL_ALL, GOMPI_WIN_SYNC,
+	GOMPI_WIN_COMPLETE, GOMPI_WIN_WAIT, GOMPI_WIN_TEST, GOMPI_WIN_FREE
+};
+
+gompi_win_result gompi_win_create(char *base, long size, int unit, gompi_h c);
+gompi_win_result gompi_win_allocate(long size, int unit, int shared, gompi_h c);
+gompi_win_result gompi_win_create_dynamic(gompi_h c);
+gompi_shared_query_result gompi_win_shared_query(gompi_h w, int rank);
+int gompi_win_attach(gompi_h w, char *base, long size);
+int gompi_win_detach(gompi_h w, char *base);
+gompi_h gompi_op_rma(int which);
+gompi_h gompi_type_bool(void);
+/* One operation; with request, its request form (Rput...), whose handle
+ * goes to *req. */
+int gompi_win_op(int which, const char *origin, const char *compare, char *result, int count, gompi_h dt,
+                 int target, long disp, gompi_h op, gompi_h w, int request, gompi_h *req);
+/* One synchronization; arg is the target, the lock type, or the assertion;
+ * Test sets *flag. */
+int gompi_win_sync(int which, int arg, int target, gompi_h w, int *flag);
+int gompi_win_read_locked(gompi_h w, int target, char *buf, int n);
+/* Post and Start on the ranks of the window's group listed. */
+int gompi_win_post_start(int start, int n, const int *ranks, gompi_h w);
 
 double gompi_wtime(void);
 double gompi_wtick(void);
