@@ -611,11 +611,25 @@ func (w *window) stopService() {
 // free stops the service and releases what the window holds.
 func (w *window) free() {
 	w.freed.Store(true)
+	for i := range w.gate {
+		w.gate[i].Store(0) // no more fast path (open)
+	}
 	w.stopService()
 	if w.shm != nil {
 		w.shm.close()
 	}
 	w.freeComm()
+}
+
+// fast returns the window for an operation's untraced same-host path: nil
+// when a tracer is set (or x is nil). The caller still asks open, which
+// fails for a window that is not direct or is freed; then it goes through
+// valid and the traced path, which report what is wrong.
+func (x *Win[T]) fast() *window {
+	if x == nil || tracer.Load() != nil {
+		return nil
+	}
+	return x.w
 }
 
 func (x *Win[T]) valid(op string) (*window, error) {

@@ -9,10 +9,15 @@ import (
 )
 
 // benchRMA times op (one operation and its flush) on rank 0 against rank 1's
-// part of an allocated window (in-process ranks: the direct path).
+// part of an allocated window of int64 (in-process ranks: the direct path).
 func benchRMA(b *testing.B, op func(w *gompi.Win[int64], buf []int64) error) {
+	benchRMAOf(b, 1, op)
+}
+
+// benchRMAOf is benchRMA on a window of T, with a buffer of n elements.
+func benchRMAOf[T any](b *testing.B, n int, op func(w *gompi.Win[T], buf []T) error) {
 	err := gompi.Run(2, func(c *gompi.Comm) error {
-		w, err := gompi.WinAllocate[int64](c, 8)
+		w, err := gompi.WinAllocate[T](c, 64)
 		if err != nil {
 			return err
 		}
@@ -20,7 +25,7 @@ func benchRMA(b *testing.B, op func(w *gompi.Win[int64], buf []int64) error) {
 			if err := w.Lock(gompi.LockShared, 1); err != nil {
 				return err
 			}
-			buf := make([]int64, 1)
+			buf := make([]T, n)
 			b.ResetTimer()
 			for range b.N {
 				if err := op(w, buf); err != nil {
@@ -44,6 +49,36 @@ func benchRMA(b *testing.B, op func(w *gompi.Win[int64], buf []int64) error) {
 
 func BenchmarkRMAPutFlush(b *testing.B) {
 	benchRMA(b, func(w *gompi.Win[int64], buf []int64) error {
+		if err := w.Put(buf, 1, 0); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+// BenchmarkRMAPut8BytesFlush is the OSU put_latency point at 8 B: a window
+// of bytes, 8 of them per Put.
+func BenchmarkRMAPut8BytesFlush(b *testing.B) {
+	benchRMAOf(b, 8, func(w *gompi.Win[byte], buf []byte) error {
+		if err := w.Put(buf, 1, 0); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+func BenchmarkRMAGet8BytesFlush(b *testing.B) {
+	benchRMAOf(b, 8, func(w *gompi.Win[byte], buf []byte) error {
+		if err := w.Get(buf, 1, 0); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+// BenchmarkRMAPut64BytesFlush goes through copy (no fixed-size move).
+func BenchmarkRMAPut64BytesFlush(b *testing.B) {
+	benchRMAOf(b, 64, func(w *gompi.Win[byte], buf []byte) error {
 		if err := w.Put(buf, 1, 0); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package gompi
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -122,8 +123,11 @@ func (w *window) gateSet(bit uint32, on bool, target int) {
 // open reports whether an operation of count elements at disp of target
 // can go the fast way: a direct window, a target in range, elements inside
 // its part, and an epoch that gives access (a passive one when passive).
+// Only a direct window has gates, and free clears them, so that a freed
+// window never goes the fast way: the operations' untraced path (fast)
+// needs no other check.
 func (w *window) open(target, disp, count int, passive bool) bool {
-	if !w.direct || uint(target) >= uint(w.n) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
+	if uint(target) >= uint(len(w.gate)) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
 		return false
 	}
 	g := w.gate[target].Load()
@@ -298,6 +302,44 @@ func (w *window) barrierDirect() error {
 // at returns count elements of target's memory from disp (already checked).
 func (w *window) at(target, disp, count int) []byte {
 	return w.peers[target][disp*w.elem : (disp+count)*w.elem]
+}
+
+// addr returns the address of element disp of target's memory (checked by
+// open): the operations' fast path, without at's slice bounds.
+func (w *window) addr(target, disp int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.peers[target])), disp*w.elem)
+}
+
+// copyIn copies the elements of src to dst, the address of as many
+// elements; copyOut the other way. One element is one typed load and
+// store, and 8 or 4 bytes (a Put of 8 bytes, say) one 8- or 4-byte move:
+// no call to memmove for the latency-bound small transfers.
+func copyIn[T any](dst unsafe.Pointer, src []T) {
+	if len(src) == 1 {
+		*(*T)(dst) = src[0]
+		return
+	}
+	moveSmall(unsafe.Slice((*byte)(dst), len(src)*int(unsafe.Sizeof(src[0]))), bytesOf(src))
+}
+
+func copyOut[T any](dst []T, src unsafe.Pointer) {
+	if len(dst) == 1 {
+		dst[0] = *(*T)(src)
+		return
+	}
+	moveSmall(bytesOf(dst), unsafe.Slice((*byte)(src), len(dst)*int(unsafe.Sizeof(dst[0]))))
+}
+
+// moveSmall is copy(dst, src) of slices of the same length.
+func moveSmall(dst, src []byte) {
+	switch len(src) {
+	case 8:
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
+	default:
+		copy(dst, src)
+	}
 }
 
 // accDirect combines origin into target's elements (old receives them as

@@ -3,6 +3,7 @@
 package gompi_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -222,4 +223,52 @@ func TestRMAMinMaxLoc(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRMAFastPathRefusesFreedWindow: the operations' untraced same-host
+// path checks only the target's gate, so Free must close it. A window freed
+// after a fence epoch (whose gate bit stays set until the next Fence) then
+// refuses every operation with ErrWin and writes nothing.
+func TestRMAFastPathRefusesFreedWindow(t *testing.T) {
+	run(t, 2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int64](c, 4)
+		if err != nil {
+			return err
+		}
+		if err := w.Fence(); err != nil {
+			return err
+		}
+		other := 1 - c.Rank()
+		if err := w.Put([]int64{7}, other, 0); err != nil { // the fast path is open
+			return err
+		}
+		if err := w.Free(); err != nil {
+			return err
+		}
+		var old int64
+		calls := []struct {
+			what string
+			do   func() error
+		}{
+			{"Put of one element", func() error { return w.Put([]int64{1}, other, 1) }},
+			{"Put of two elements", func() error { return w.Put([]int64{1, 2}, other, 1) }},
+			{"Get", func() error { return w.Get(make([]int64, 1), other, 1) }},
+			{"FetchAndOp", func() error { return w.FetchAndOp(1, &old, other, 1, gompi.Sum[int64]()) }},
+			{"CompareAndSwap", func() error { return w.CompareAndSwap(1, 0, &old, other, 1) }},
+			{"Flush", func() error { return w.Flush(other) }},
+		}
+		for _, call := range calls {
+			if err := call.do(); !errors.Is(err, gompi.ErrWin) {
+				return fmt.Errorf("%s on a freed window: %v, want ErrWin", call.what, err)
+			}
+		}
+		var nilWin *gompi.Win[int64]
+		if err := nilWin.Put([]int64{1}, 0, 0); !errors.Is(err, gompi.ErrWin) {
+			return fmt.Errorf("Put on a nil window: %v, want ErrWin", err)
+		}
+		if err := nilWin.Flush(0); !errors.Is(err, gompi.ErrWin) {
+			return fmt.Errorf("Flush on a nil window: %v, want ErrWin", err)
+		}
+		return nil
+	})
 }
