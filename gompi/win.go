@@ -165,6 +165,10 @@ type waitOp struct {
 
 var winIDs atomic.Int64
 
+// identitySize is the size of what a rank tells the others about its part
+// of a window in shared memory (sharedMem.identity).
+const identitySize = 48
+
 // newWindow learns every rank's size and makes the window's private
 // communicator and service. It is collective over c. With sm (memory to
 // share on one host), the same exchange carries what the ranks need to map
@@ -189,7 +193,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	}
 	// One exchange: every rank's size, its next window id (the window
 	// takes the largest, the same on every rank) and its shared memory.
-	const rec = 16 + 24
+	const rec = 16 + identitySize
 	mine := make([]byte, rec)
 	binary.LittleEndian.PutUint64(mine, uint64(len(mem)/elem))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(winIDs.Add(1)))
@@ -202,13 +206,13 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		return nil, err
 	}
 	w.sizes = make([]int, w.n)
-	ids := make([]byte, 24*w.n)
+	ids := make([]byte, identitySize*w.n)
 	for r := range w.sizes {
 		w.sizes[r] = int(binary.LittleEndian.Uint64(all[rec*r:]))
 		if id := int(binary.LittleEndian.Uint64(all[rec*r+8:])); id > w.id {
 			w.id = id
 		}
-		copy(ids[24*r:], all[rec*r+16:rec*(r+1)])
+		copy(ids[identitySize*r:], all[rec*r+16:rec*(r+1)])
 	}
 	for {
 		cur := winIDs.Load()
@@ -287,8 +291,9 @@ func (s *winSet) remove(w *window) {
 
 // stopWindows ends the service goroutines of r's windows that were never
 // freed, before the rank's engine closes under them (Finalize, or the end
-// of a rank of Run).
+// of a rank of Run), and releases r's arena.
 func stopWindows(r *rank) {
+	defer releaseArena(r)
 	v, ok := winSets.LoadAndDelete(r)
 	if !ok {
 		return

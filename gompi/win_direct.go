@@ -45,7 +45,7 @@ type winHeader struct {
 	bellSleep uint32 // threads asleep on bell
 	_         [48]byte
 	barCount  uint32 // rank 0's: ranks arrived at the fence's barrier
-	barGen    uint32 // rank 0's: barriers completed
+	barGen    uint32 // this rank's barriers completed (barrierDirect)
 	barSleep  uint32 // threads asleep on barGen
 }
 
@@ -279,20 +279,28 @@ func (h *winHeader) unlockAcc() {
 	wakeIf(&h.acc, &h.accSleep)
 }
 
-// barrierDirect is the fence's barrier on the direct path: a counter and a
-// generation in rank 0's header (the last rank to arrive resets the one
-// and advances the other).
+// barrierDirect is the fence's barrier on the direct path, and Free's: a
+// counter in rank 0's header, and a generation in each rank's own. The
+// last rank to arrive resets the counter, then advances every rank's
+// generation. A waiter reads only its own header, and the last rank
+// writes a rank's header only before that rank can leave: after Free's
+// barrier a rank gives its part back to its arena at once (a later window
+// reuses it), so nobody may still be reading it.
 func (w *window) barrierDirect() error {
-	h := w.hdrs[0]
-	gen := atomic.LoadUint32(&h.barGen)
-	if atomic.AddUint32(&h.barCount, 1) == uint32(w.n) {
-		atomic.StoreUint32(&h.barCount, 0)
-		atomic.AddUint32(&h.barGen, 1)
-		wakeIf(&h.barGen, &h.barSleep)
+	own := w.hdrs[w.me]
+	gen := atomic.LoadUint32(&own.barGen)
+	if root := w.hdrs[0]; atomic.AddUint32(&root.barCount, 1) == uint32(w.n) {
+		atomic.StoreUint32(&root.barCount, 0)
+		for _, h := range w.hdrs {
+			atomic.AddUint32(&h.barGen, 1)
+			// h may be reused once its rank left: at worst a futex
+			// wake-up that no one waits for.
+			wakeIf(&h.barGen, &h.barSleep)
+		}
 		return nil
 	}
-	for i := 0; atomic.LoadUint32(&h.barGen) == gen; i++ {
-		if err := w.pause(i, &h.barGen, &h.barSleep, gen); err != nil {
+	for i := 0; atomic.LoadUint32(&own.barGen) == gen; i++ {
+		if err := w.pause(i, &own.barGen, &own.barSleep, gen); err != nil {
 			return err
 		}
 	}

@@ -272,3 +272,91 @@ func TestRMAFastPathRefusesFreedWindow(t *testing.T) {
 		return nil
 	})
 }
+
+// TestRMAArenaChunksReused: windows on the same-host path take chunks of
+// their ranks' arenas, and Free gives them back for the next window. Each
+// new window must start zeroed (its PSCW counters included, or Start
+// would not wait for the Post), on the whole communicator and on a part of
+// it (whose ranks map fewer arenas), and a window larger than an arena
+// gets a memory file of its own.
+func TestRMAArenaChunksReused(t *testing.T) {
+	run(t, 3, func(c *gompi.Comm) error {
+		me, n := c.Rank(), c.Size()
+		half, err := c.Split(me%2, me)
+		if err != nil {
+			return err
+		}
+		for i := range 30 {
+			comm := c
+			if i%3 == 2 {
+				comm = half // windows of a part of c between those of c
+			}
+			if err := arenaRound(comm, i); err != nil {
+				return fmt.Errorf("round %d on %d ranks: %w", i, comm.Size(), err)
+			}
+		}
+		// Larger than an arena (64 MiB): a file of its own.
+		big, err := gompi.WinAllocate[byte](c, 64<<20+1)
+		if err != nil {
+			return err
+		}
+		last := 64 << 20
+		if err := big.Fence(); err != nil {
+			return err
+		}
+		if err := big.Put([]byte{byte(me + 1)}, (me+1)%n, last); err != nil {
+			return err
+		}
+		if err := big.Fence(); err != nil {
+			return err
+		}
+		if got, want := big.Local()[last], byte((me+n-1)%n+1); got != want {
+			return fmt.Errorf("last byte of the large window: %d, want %d", got, want)
+		}
+		if err := big.Free(); err != nil {
+			return err
+		}
+		return half.Free()
+	})
+}
+
+// arenaRound makes a window on c, checks that it starts zeroed, runs a
+// PSCW epoch from every rank to the next (the Put must be there after
+// Wait), dirties the window and frees it.
+func arenaRound(c *gompi.Comm, round int) error {
+	me, n := c.Rank(), c.Size()
+	w, err := gompi.WinAllocate[int64](c, 8)
+	if err != nil {
+		return err
+	}
+	for i, v := range w.Local() {
+		if v != 0 {
+			return fmt.Errorf("element %d of a new window is %d", i, v)
+		}
+	}
+	if n > 1 {
+		next, prev := (me+1)%n, (me+n-1)%n
+		if err := w.Post([]int{prev}); err != nil {
+			return err
+		}
+		if err := w.Start([]int{next}); err != nil {
+			return err
+		}
+		if err := w.Put([]int64{int64(round + 1)}, next, 0); err != nil {
+			return err
+		}
+		if err := w.Complete(); err != nil {
+			return err
+		}
+		if err := w.Wait(); err != nil {
+			return err
+		}
+		if got := w.Local()[0]; got != int64(round+1) {
+			return fmt.Errorf("after Wait, element 0 is %d, want %d", got, round+1)
+		}
+	}
+	for i := range w.Local() {
+		w.Local()[i] = -1
+	}
+	return w.Free()
+}
