@@ -104,3 +104,26 @@ func BenchmarkRMACompareAndSwapFlush(b *testing.B) {
 		return w.Flush(1)
 	})
 }
+
+// BenchmarkRMAAccumulate8BytesFlush is the OSU acc_latency point at 8 B:
+// Sum of two int32.
+func BenchmarkRMAAccumulate8BytesFlush(b *testing.B) {
+	sum := gompi.Sum[int32]()
+	benchRMAOf(b, 2, func(w *gompi.Win[int32], buf []int32) error {
+		if err := w.Accumulate(buf, 1, 0, sum); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}
+
+func BenchmarkRMAGetAccumulate8BytesFlush(b *testing.B) {
+	sum := gompi.Sum[int32]()
+	res := make([]int32, 2)
+	benchRMAOf(b, 2, func(w *gompi.Win[int32], buf []int32) error {
+		if err := w.GetAccumulate(buf, res, 1, 0, sum); err != nil {
+			return err
+		}
+		return w.Flush(1)
+	})
+}

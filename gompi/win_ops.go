@@ -107,6 +107,13 @@ func (x *Win[T]) Rget(result []T, target, disp int) (*Request, error) {
 // op is a predefined operator for T (Sum[T](), Max[T](), Replace[T](),
 // ...); user-defined operators are ErrRMAOp, as in MPI.
 func (x *Win[T]) Accumulate(origin []T, target, disp int, op Op[T]) error {
+	if w := x.fast(); w != nil && w.open(target, disp, len(origin), false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			// The same-host path, untraced, with the operator of the last call.
+			w.accDirect(last.code, bytesOf(origin), nil, target, disp, len(origin))
+			return nil
+		}
+	}
 	w, err := x.valid("Accumulate")
 	if err != nil {
 		return err
@@ -139,6 +146,12 @@ func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op[T]) (*Request, 
 // origin is not used (it may be nil): an atomic Get. result holds the old
 // elements once the epoch ends (or after a Flush).
 func (x *Win[T]) GetAccumulate(origin, result []T, target, disp int, op Op[T]) error {
+	if w := x.fast(); w != nil && len(origin) == len(result) && w.open(target, disp, len(result), false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			w.accDirect(last.code, bytesOf(origin), bytesOf(result), target, disp, len(result))
+			return nil
+		}
+	}
 	w, err := x.valid("GetAccumulate")
 	if err != nil {
 		return err

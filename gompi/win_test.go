@@ -242,6 +242,9 @@ func TestRMAFastPathRefusesFreedWindow(t *testing.T) {
 		if err := w.Put([]int64{7}, other, 0); err != nil { // the fast path is open
 			return err
 		}
+		if err := w.Accumulate([]int64{1}, other, 1, gompi.Sum[int64]()); err != nil { // and knows Sum
+			return err
+		}
 		if err := w.Free(); err != nil {
 			return err
 		}
@@ -254,6 +257,10 @@ func TestRMAFastPathRefusesFreedWindow(t *testing.T) {
 			{"Put of two elements", func() error { return w.Put([]int64{1, 2}, other, 1) }},
 			{"Get", func() error { return w.Get(make([]int64, 1), other, 1) }},
 			{"FetchAndOp", func() error { return w.FetchAndOp(1, &old, other, 1, gompi.Sum[int64]()) }},
+			{"Accumulate", func() error { return w.Accumulate([]int64{1}, other, 1, gompi.Sum[int64]()) }},
+			{"GetAccumulate", func() error {
+				return w.GetAccumulate([]int64{1}, make([]int64, 1), other, 1, gompi.Sum[int64]())
+			}},
 			{"CompareAndSwap", func() error { return w.CompareAndSwap(1, 0, &old, other, 1) }},
 			{"Flush", func() error { return w.Flush(other) }},
 		}
@@ -359,4 +366,60 @@ func arenaRound(c *gompi.Comm, round int) error {
 		w.Local()[i] = -1
 	}
 	return w.Free()
+}
+
+// TestRMAAccumulateOperatorChanges: the untraced same-host path of
+// Accumulate and GetAccumulate reuses the operator of the last call; one
+// that changes from call to call must still be applied as given.
+func TestRMAAccumulateOperatorChanges(t *testing.T) {
+	run(t, 2, func(c *gompi.Comm) error {
+		w, err := gompi.WinAllocate[int32](c, 2)
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			if err := w.Lock(gompi.LockExclusive, 1); err != nil {
+				return err
+			}
+			steps := []struct {
+				op   gompi.Op[int32]
+				v    int32
+				want int32 // element 0 afterwards
+			}{
+				{gompi.Sum[int32](), 5, 5},
+				{gompi.Max[int32](), 3, 5},
+				{gompi.Max[int32](), 9, 9},
+				{gompi.Sum[int32](), 1, 10},
+				{gompi.Replace[int32](), 2, 2},
+				{gompi.Prod[int32](), 4, 8},
+			}
+			for i, st := range steps {
+				if i%2 == 0 {
+					err = w.Accumulate([]int32{st.v, st.v}, 1, 0, st.op)
+				} else {
+					err = w.GetAccumulate([]int32{st.v, st.v}, make([]int32, 2), 1, 0, st.op)
+				}
+				if err != nil {
+					return err
+				}
+				got := make([]int32, 2)
+				if err := w.Get(got, 1, 0); err != nil {
+					return err
+				}
+				if err := w.Flush(1); err != nil {
+					return err
+				}
+				if got[0] != st.want || got[1] != st.want {
+					return fmt.Errorf("step %d: %v, want both %d", i, got, st.want)
+				}
+			}
+			if err := w.Unlock(1); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		return w.Free()
+	})
 }
