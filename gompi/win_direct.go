@@ -354,8 +354,8 @@ func moveSmall(dst, src []byte) {
 // they were when old is not nil).
 func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, count int) {
 	dst := w.at(target, disp, count)
-	atomic8 := rma.Atomic8(w.kind, w.elem)
-	if !atomic8 {
+	lockFree := rma.Atomic(w.kind, w.elem)
+	if !lockFree {
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
@@ -382,7 +382,7 @@ func (w *window) combine(code rma.OpCode, dst, src, old []byte) {
 
 func (w *window) casDirect(originCompare, result []byte, target, disp int) {
 	dst := w.at(target, disp, 1)
-	if !rma.Atomic8(w.kind, w.elem) {
+	if !rma.Atomic(w.kind, w.elem) {
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
