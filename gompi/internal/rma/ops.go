@@ -3,6 +3,7 @@ package rma
 import (
 	"bytes"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -260,6 +261,13 @@ func truth[E integer | ~float32 | ~float64](t bool) E {
 // element by element; for other elements the caller must hold the
 // target's accumulate lock.
 func FetchApply(op OpCode, k reflect.Kind, size int, dst, src, old []byte) {
+	if op == OpSum && size == 8 && len(dst) == 8 && isInt(k) && aligned[uint64](dst) {
+		// FetchAndOp's usual case (a counter): the instruction, with no
+		// generic code on the way.
+		v := get[uint64](src)
+		put(old, atomic.AddUint64((*uint64)(unsafe.Pointer(&dst[0])), v)-v)
+		return
+	}
 	if !words(op, k, size, dst, src, old) {
 		copy(old, dst)
 		Apply(op, k, size, dst, src)
