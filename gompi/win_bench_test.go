@@ -127,3 +127,27 @@ func BenchmarkRMAGetAccumulate8BytesFlush(b *testing.B) {
 		return w.Flush(1)
 	})
 }
+
+// BenchmarkRMAWinAllocateFree times making and freeing a window of 4 KiB
+// per rank on 4 in-process ranks (the direct path: after the first, each
+// takes a chunk of its rank's arena and one exchange).
+func BenchmarkRMAWinAllocateFree(b *testing.B) {
+	err := gompi.Run(4, func(c *gompi.Comm) error {
+		if c.Rank() == 0 {
+			b.ResetTimer()
+		}
+		for range b.N {
+			w, err := gompi.WinAllocate[byte](c, 4096)
+			if err != nil {
+				return err
+			}
+			if err := w.Free(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
