@@ -3,7 +3,6 @@ package gompi
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/gompi/gompi/gompi/internal/backend"
@@ -21,11 +20,9 @@ const BsendOverhead = 16
 type bsendBuffer struct {
 	mu      sync.Mutex
 	buf     []byte
-	used    []span // allocated regions, sorted by start
+	used    firstFit // allocated regions
 	pending map[*backend.Request]struct{}
 }
-
-type span struct{ start, end int }
 
 // BufferAttach gives this rank buf for buffered sends (Bsend, Ibsend). A rank
 // has at most one attached buffer; buf belongs to gompi until
@@ -81,39 +78,16 @@ func (b *bsendBuffer) detach(c *Comm) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	buf := b.buf
-	b.buf, b.used, b.pending = nil, nil, nil
+	b.buf, b.used, b.pending = nil, firstFit{}, nil
 	return buf, errors.Join(errs...)
 }
 
 // alloc finds room for n bytes; ok is false if the buffer cannot hold them now.
 func (b *bsendBuffer) alloc(n int) (span, bool) {
-	need := (n + BsendOverhead + 7) &^ 7
-	at := 0
-	for _, u := range b.used {
-		if u.start-at >= need {
-			break
-		}
-		at = u.end
-	}
-	if at+need > len(b.buf) {
-		return span{}, false
-	}
-	s := span{at, at + need}
-	i := sort.Search(len(b.used), func(i int) bool { return b.used[i].start >= s.start })
-	b.used = append(b.used, span{})
-	copy(b.used[i+1:], b.used[i:])
-	b.used[i] = s
-	return s, true
+	return b.used.alloc((n+BsendOverhead+7)&^7, len(b.buf))
 }
 
-func (b *bsendBuffer) release(s span) {
-	for i, u := range b.used {
-		if u == s {
-			b.used = append(b.used[:i], b.used[i+1:]...)
-			return
-		}
-	}
-}
+func (b *bsendBuffer) release(s span) { b.used.release(s) }
 
 // Bsend sends in buffered mode: the message is copied into the attached
 // buffer and Bsend returns at once. If the buffer has no room for it,

@@ -170,6 +170,10 @@ type waitOp struct {
 
 var winIDs atomic.Int64
 
+// identitySize is the size of what a rank tells the others about its part
+// of a window in shared memory (sharedMem.identity).
+const identitySize = 48
+
 // newWindow learns every rank's size and makes the window's private
 // communicator and service. It is collective over c. With sm (memory to
 // share on one host), the same exchange carries what the ranks need to map
@@ -194,7 +198,7 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 	}
 	// One exchange: every rank's size, its next window id (the window
 	// takes the largest, the same on every rank) and its shared memory.
-	const rec = 16 + 24
+	const rec = 16 + identitySize
 	mine := make([]byte, rec)
 	binary.LittleEndian.PutUint64(mine, uint64(len(mem)/elem))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(winIDs.Add(1)))
@@ -207,13 +211,13 @@ func newWindow(name string, c *Comm, elem int, typ reflect.Type, flavor winFlavo
 		return nil, err
 	}
 	w.sizes = make([]int, w.n)
-	ids := make([]byte, 24*w.n)
+	ids := make([]byte, identitySize*w.n)
 	for r := range w.sizes {
 		w.sizes[r] = int(binary.LittleEndian.Uint64(all[rec*r:]))
 		if id := int(binary.LittleEndian.Uint64(all[rec*r+8:])); id > w.id {
 			w.id = id
 		}
-		copy(ids[24*r:], all[rec*r+16:rec*(r+1)])
+		copy(ids[identitySize*r:], all[rec*r+16:rec*(r+1)])
 	}
 	for {
 		cur := winIDs.Load()
@@ -307,8 +311,9 @@ func (s *winSet) remove(w *window) {
 
 // stopWindows ends the service goroutines of r's windows that were never
 // freed, before the rank's engine closes under them (Finalize, or the end
-// of a rank of Run).
+// of a rank of Run), and releases r's arena.
 func stopWindows(r *rank) {
+	defer releaseArena(r)
 	v, ok := winSets.LoadAndDelete(r)
 	if !ok {
 		return
@@ -664,11 +669,25 @@ func (w *window) stopService() {
 // free stops the service and releases what the window holds.
 func (w *window) free() {
 	w.freed.Store(true)
+	for i := range w.gate {
+		w.gate[i].Store(0) // no more fast path (open)
+	}
 	w.stopService()
 	if w.shm != nil {
 		w.shm.close()
 	}
 	w.freeComm()
+}
+
+// fast returns the window for an operation's untraced same-host path: nil
+// when a tracer is set (or x is nil). The caller still asks open, which
+// fails for a window that is not direct or is freed; then it goes through
+// valid and the traced path, which report what is wrong.
+func (x *Win[T]) fast() *window {
+	if x == nil || tracer.Load() != nil {
+		return nil
+	}
+	return x.w
 }
 
 func (x *Win[T]) valid(op string) (*window, error) {

@@ -1,6 +1,7 @@
 package gompi
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -44,7 +45,7 @@ type winHeader struct {
 	bellSleep uint32 // threads asleep on bell
 	_         [48]byte
 	barCount  uint32 // rank 0's: ranks arrived at the fence's barrier
-	barGen    uint32 // rank 0's: barriers completed
+	barGen    uint32 // this rank's barriers completed (barrierDirect)
 	barSleep  uint32 // threads asleep on barGen
 }
 
@@ -122,8 +123,11 @@ func (w *window) gateSet(bit uint32, on bool, target int) {
 // open reports whether an operation of count elements at disp of target
 // can go the fast way: a direct window, a target in range, elements inside
 // its part, and an epoch that gives access (a passive one when passive).
+// Only a direct window has gates, and free clears them, so that a freed
+// window never goes the fast way: the operations' untraced path (fast)
+// needs no other check.
 func (w *window) open(target, disp, count int, passive bool) bool {
-	if !w.direct || uint(target) >= uint(w.n) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
+	if uint(target) >= uint(len(w.gate)) || disp < 0 || count <= 0 || count > w.sizes[target]-disp {
 		return false
 	}
 	g := w.gate[target].Load()
@@ -275,20 +279,28 @@ func (h *winHeader) unlockAcc() {
 	wakeIf(&h.acc, &h.accSleep)
 }
 
-// barrierDirect is the fence's barrier on the direct path: a counter and a
-// generation in rank 0's header (the last rank to arrive resets the one
-// and advances the other).
+// barrierDirect is the fence's barrier on the direct path, and Free's: a
+// counter in rank 0's header, and a generation in each rank's own. The
+// last rank to arrive resets the counter, then advances every rank's
+// generation. A waiter reads only its own header, and the last rank
+// writes a rank's header only before that rank can leave: after Free's
+// barrier a rank gives its part back to its arena at once (a later window
+// reuses it), so nobody may still be reading it.
 func (w *window) barrierDirect() error {
-	h := w.hdrs[0]
-	gen := atomic.LoadUint32(&h.barGen)
-	if atomic.AddUint32(&h.barCount, 1) == uint32(w.n) {
-		atomic.StoreUint32(&h.barCount, 0)
-		atomic.AddUint32(&h.barGen, 1)
-		wakeIf(&h.barGen, &h.barSleep)
+	own := w.hdrs[w.me]
+	gen := atomic.LoadUint32(&own.barGen)
+	if root := w.hdrs[0]; atomic.AddUint32(&root.barCount, 1) == uint32(w.n) {
+		atomic.StoreUint32(&root.barCount, 0)
+		for _, h := range w.hdrs {
+			atomic.AddUint32(&h.barGen, 1)
+			// h may be reused once its rank left: at worst a futex
+			// wake-up that no one waits for.
+			wakeIf(&h.barGen, &h.barSleep)
+		}
 		return nil
 	}
-	for i := 0; atomic.LoadUint32(&h.barGen) == gen; i++ {
-		if err := w.pause(i, &h.barGen, &h.barSleep, gen); err != nil {
+	for i := 0; atomic.LoadUint32(&own.barGen) == gen; i++ {
+		if err := w.pause(i, &own.barGen, &own.barSleep, gen); err != nil {
 			return err
 		}
 	}
@@ -300,12 +312,50 @@ func (w *window) at(target, disp, count int) []byte {
 	return w.peers[target][disp*w.elem : (disp+count)*w.elem]
 }
 
+// addr returns the address of element disp of target's memory (checked by
+// open): the operations' fast path, without at's slice bounds.
+func (w *window) addr(target, disp int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.peers[target])), disp*w.elem)
+}
+
+// copyIn copies the elements of src to dst, the address of as many
+// elements; copyOut the other way. One element is one typed load and
+// store, and 8 or 4 bytes (a Put of 8 bytes, say) one 8- or 4-byte move:
+// no call to memmove for the latency-bound small transfers.
+func copyIn[T any](dst unsafe.Pointer, src []T) {
+	if len(src) == 1 {
+		*(*T)(dst) = src[0]
+		return
+	}
+	moveSmall(unsafe.Slice((*byte)(dst), len(src)*int(unsafe.Sizeof(src[0]))), bytesOf(src))
+}
+
+func copyOut[T any](dst []T, src unsafe.Pointer) {
+	if len(dst) == 1 {
+		dst[0] = *(*T)(src)
+		return
+	}
+	moveSmall(bytesOf(dst), unsafe.Slice((*byte)(src), len(dst)*int(unsafe.Sizeof(dst[0]))))
+}
+
+// moveSmall is copy(dst, src) of slices of the same length.
+func moveSmall(dst, src []byte) {
+	switch len(src) {
+	case 8:
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
+	default:
+		copy(dst, src)
+	}
+}
+
 // accDirect combines origin into target's elements (old receives them as
 // they were when old is not nil).
 func (w *window) accDirect(code rma.OpCode, origin, old []byte, target, disp, count int) {
 	dst := w.at(target, disp, count)
-	atomic8 := rma.Atomic8(w.kind, w.elem)
-	if !atomic8 {
+	lockFree := rma.Atomic(w.kind, w.elem)
+	if !lockFree {
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}
@@ -332,7 +382,7 @@ func (w *window) combine(code rma.OpCode, dst, src, old []byte) {
 
 func (w *window) casDirect(originCompare, result []byte, target, disp int) {
 	dst := w.at(target, disp, 1)
-	if !rma.Atomic8(w.kind, w.elem) {
+	if !rma.Atomic(w.kind, w.elem) {
 		w.lockAcc(w.hdrs[target])
 		defer w.hdrs[target].unlockAcc()
 	}

@@ -35,15 +35,15 @@ func NoOp[T any]() Op[T] {
 // transfer may complete at any time until the epoch's end (or a Flush):
 // do not change origin before then.
 func (x *Win[T]) Put(origin []T, target, disp int) error {
+	if w := x.fast(); w != nil && w.open(target, disp, len(origin), false) {
+		copyIn(w.addr(target, disp), origin) // the same-host path, untraced: no call on the way
+		return nil
+	}
 	w, err := x.valid("Put")
 	if err != nil {
 		return err
 	}
 	b := bytesOf(origin)
-	if n := len(origin); tracer.Load() == nil && w.open(target, disp, n, false) {
-		copy(w.at(target, disp, n), b) // the same-host path, untraced: no call on the way
-		return nil
-	}
 	return w.traced(RoutineWinPut, target, len(b), func() error {
 		_, err := w.put("Put", b, target, disp, false)
 		return err
@@ -71,15 +71,15 @@ func (x *Win[T]) Rput(origin []T, target, disp int) (*Request, error) {
 // into result. result holds them once the epoch ends (or after a Flush or
 // FlushLocal); do not read it before.
 func (x *Win[T]) Get(result []T, target, disp int) error {
+	if w := x.fast(); w != nil && w.open(target, disp, len(result), false) {
+		copyOut(result, w.addr(target, disp))
+		return nil
+	}
 	w, err := x.valid("Get")
 	if err != nil {
 		return err
 	}
 	b := bytesOf(result)
-	if n := len(result); tracer.Load() == nil && w.open(target, disp, n, false) {
-		copy(b, w.at(target, disp, n))
-		return nil
-	}
 	return w.traced(RoutineWinGet, target, len(b), func() error {
 		_, err := w.get("Get", b, target, disp, false)
 		return err
@@ -107,6 +107,13 @@ func (x *Win[T]) Rget(result []T, target, disp int) (*Request, error) {
 // op is a predefined operator for T (Sum[T](), Max[T](), Replace[T](),
 // ...); user-defined operators are ErrRMAOp, as in MPI.
 func (x *Win[T]) Accumulate(origin []T, target, disp int, op Op[T]) error {
+	if w := x.fast(); w != nil && w.open(target, disp, len(origin), false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			// The same-host path, untraced, with the operator of the last call.
+			w.accDirect(last.code, bytesOf(origin), nil, target, disp, len(origin))
+			return nil
+		}
+	}
 	w, err := x.valid("Accumulate")
 	if err != nil {
 		return err
@@ -139,6 +146,12 @@ func (x *Win[T]) Raccumulate(origin []T, target, disp int, op Op[T]) (*Request, 
 // origin is not used (it may be nil): an atomic Get. result holds the old
 // elements once the epoch ends (or after a Flush).
 func (x *Win[T]) GetAccumulate(origin, result []T, target, disp int, op Op[T]) error {
+	if w := x.fast(); w != nil && len(origin) == len(result) && w.open(target, disp, len(result), false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			w.accDirect(last.code, bytesOf(origin), bytesOf(result), target, disp, len(result))
+			return nil
+		}
+	}
 	w, err := x.valid("GetAccumulate")
 	if err != nil {
 		return err
@@ -169,19 +182,19 @@ func (x *Win[T]) RgetAccumulate(origin, result []T, target, disp int, op Op[T]) 
 // FetchAndOp is GetAccumulate of one element: *result receives the
 // target's element at disp, which becomes origin op itself.
 func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op[T]) error {
+	if w := x.fast(); w != nil && result != nil && w.open(target, disp, 1, false) {
+		if last := w.lastOp.Load(); last != nil && last.op == op.op {
+			// The same-host path, untraced, with the operator of the last call.
+			w.accDirect(last.code, unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), bytesOf(unsafe.Slice(result, 1)), target, disp, 1)
+			return nil
+		}
+	}
 	w, err := x.valid("FetchAndOp")
 	if err != nil {
 		return err
 	}
 	if result == nil {
 		return w.errf("FetchAndOp", base.ErrArg, target, "result is nil", "pass where the old element is to go")
-	}
-	if tracer.Load() == nil && w.open(target, disp, 1, false) {
-		if last := w.lastOp.Load(); last != nil && last.op == op.op {
-			// The same-host path, untraced, with the operator of the last call.
-			w.accDirect(last.code, unsafe.Slice((*byte)(unsafe.Pointer(&origin)), w.elem), bytesOf(unsafe.Slice(result, 1)), target, disp, 1)
-			return nil
-		}
 	}
 	return w.traced(RoutineWinFetchAndOp, target, w.elem, func() error {
 		res := bytesOf(unsafe.Slice(result, 1))
@@ -199,17 +212,17 @@ func (x *Win[T]) FetchAndOp(origin T, result *T, target, disp int, op Op[T]) err
 // the element as it was. T must be an integer or bool type (ErrRMAOp
 // otherwise), as in MPI.
 func (x *Win[T]) CompareAndSwap(origin, compare T, result *T, target, disp int) error {
+	if w := x.fast(); w != nil && result != nil && w.open(target, disp, 1, false) && rma.SupportsCAS(w.kind) {
+		oc := [2]T{origin, compare}
+		w.casDirect(bytesOf(oc[:]), bytesOf(unsafe.Slice(result, 1)), target, disp)
+		return nil
+	}
 	w, err := x.valid("CompareAndSwap")
 	if err != nil {
 		return err
 	}
 	if result == nil {
 		return w.errf("CompareAndSwap", base.ErrArg, target, "result is nil", "pass where the old element is to go")
-	}
-	if tracer.Load() == nil && w.open(target, disp, 1, false) && rma.SupportsCAS(w.kind) {
-		oc := [2]T{origin, compare}
-		w.casDirect(bytesOf(oc[:]), bytesOf(unsafe.Slice(result, 1)), target, disp)
-		return nil
 	}
 	return w.traced(RoutineWinCompareAndSwap, target, w.elem, func() error {
 		oc := [2]T{origin, compare} // stays on the stack on the same-host path

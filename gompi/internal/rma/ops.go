@@ -2,7 +2,6 @@ package rma
 
 import (
 	"bytes"
-	"encoding/binary"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -94,22 +93,16 @@ func SupportsCAS(k reflect.Kind) bool { return isInt(k) || k == reflect.Bool }
 
 // Apply combines src into dst element by element (dst[i] = src[i] op
 // dst[i]); size is the element size, and both slices hold the same whole
-// number of elements. The caller has checked Supports. Aligned 8-byte
-// integers are combined with atomic instructions, so that origins on the
-// same host that update them directly (FetchAndOp, CompareAndSwap) and
-// the target's service never lose an update of each other.
+// number of elements. The caller has checked Supports. Aligned 4- and
+// 8-byte integers are combined with atomic instructions (words), so that
+// origins on the same host that update them directly (Accumulate,
+// FetchAndOp, CompareAndSwap) and the target's service never lose an
+// update of each other.
 func Apply(op OpCode, k reflect.Kind, size int, dst, src []byte) {
-	switch op {
-	case OpNoOp:
+	if op == OpNoOp || words(op, k, size, dst, src, nil) {
 		return
-	case OpReplace:
-		if size == 8 && isInt(k) && aligned8(dst) {
-			d, s := as[uint64](dst), as[uint64](src)
-			for i := range d {
-				atomic.StoreUint64(&d[i], s[i])
-			}
-			return
-		}
+	}
+	if op == OpReplace {
 		copy(dst, src)
 		return
 	}
@@ -125,9 +118,6 @@ func Apply(op OpCode, k reflect.Kind, size int, dst, src []byte) {
 			ints(op, as[int32](dst), as[int32](src))
 			return
 		}
-		if size == 8 && atomic8(op, true, dst, src) {
-			return
-		}
 		ints(op, as[int64](dst), as[int64](src))
 	case reflect.Uint8:
 		ints(op, as[uint8](dst), as[uint8](src))
@@ -138,9 +128,6 @@ func Apply(op OpCode, k reflect.Kind, size int, dst, src []byte) {
 	case reflect.Uint64, reflect.Uint, reflect.Uintptr:
 		if size == 4 {
 			ints(op, as[uint32](dst), as[uint32](src))
-			return
-		}
-		if size == 8 && atomic8(op, false, dst, src) {
 			return
 		}
 		ints(op, as[uint64](dst), as[uint64](src))
@@ -160,80 +147,17 @@ func Apply(op OpCode, k reflect.Kind, size int, dst, src []byte) {
 // CAS compares the element at dst with compare and, if equal (bit for
 // bit), stores origin there; old receives the element as it was.
 func CAS(size int, dst, origin, compare, old []byte) {
-	if size == 8 && aligned8(dst) {
-		p := &as[uint64](dst)[0]
-		o, c := le64(origin), le64(compare)
-		for {
-			v := atomic.LoadUint64(p)
-			if v != c {
-				put64(old, v)
-				return
-			}
-			if atomic.CompareAndSwapUint64(p, c, o) {
-				put64(old, v)
-				return
-			}
+	switch {
+	case size == 8 && aligned[uint64](dst):
+		casWord[uint64](dst, origin, compare, old)
+	case size == 4 && aligned[uint32](dst):
+		casWord[uint32](dst, origin, compare, old)
+	default:
+		copy(old, dst[:size])
+		if bytes.Equal(dst[:size], compare[:size]) {
+			copy(dst, origin[:size])
 		}
 	}
-	copy(old, dst[:size])
-	if bytes.Equal(dst[:size], compare[:size]) {
-		copy(dst, origin[:size])
-	}
-}
-
-// FetchAdd8 is the same-host fast path of FetchAndOp with Sum on an aligned
-// 8-byte integer: one atomic instruction on the target's memory.
-func FetchAdd8(p *uint64, v uint64) uint64 { return atomic.AddUint64(p, v) - v }
-
-func aligned8(b []byte) bool { return len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 }
-
-// le64 and put64 read and write an element in the machine's own byte order
-// (window memory is only ever shared on one host); each is one load or
-// store, where a copy was a call.
-func le64(b []byte) uint64 { return binary.NativeEndian.Uint64(b) }
-
-func put64(b []byte, v uint64) { binary.NativeEndian.PutUint64(b, v) }
-
-// atomic8 combines aligned 8-byte integers atomically per element: Sum,
-// BAnd and BOr have an instruction of their own; the others run a loop of
-// compare-and-swap. It reports false (and does nothing) when dst is not
-// aligned.
-func atomic8(op OpCode, signed bool, dst, src []byte) bool {
-	if !aligned8(dst) {
-		return false
-	}
-	d := as[uint64](dst)
-	for i := range d {
-		s := le64(src[8*i:])
-		switch op {
-		case OpSum:
-			atomic.AddUint64(&d[i], s)
-			continue
-		case OpBAnd:
-			atomic.AndUint64(&d[i], s)
-			continue
-		case OpBOr:
-			atomic.OrUint64(&d[i], s)
-			continue
-		}
-		for {
-			old := atomic.LoadUint64(&d[i])
-			var r uint64
-			if signed {
-				x := [1]int64{int64(old)}
-				ints(op, x[:], []int64{int64(s)})
-				r = uint64(x[0])
-			} else {
-				x := [1]uint64{old}
-				ints(op, x[:], []uint64{s})
-				r = x[0]
-			}
-			if atomic.CompareAndSwapUint64(&d[i], old, r) {
-				break
-			}
-		}
-	}
-	return true
 }
 
 // as views b as a slice of E (b's length is a multiple of E's size).
@@ -333,54 +257,24 @@ func truth[E integer | ~float32 | ~float64](t bool) E {
 }
 
 // FetchApply is Apply that also stores the elements as they were in old.
-// Aligned 8-byte integers are fetched and combined atomically, element by
-// element; for other elements the caller must hold the target's
-// accumulate lock.
+// Aligned 4- and 8-byte integers are fetched and combined atomically,
+// element by element; for other elements the caller must hold the
+// target's accumulate lock.
 func FetchApply(op OpCode, k reflect.Kind, size int, dst, src, old []byte) {
-	if size != 8 || !isInt(k) || !aligned8(dst) {
+	if op == OpSum && size == 8 && len(dst) == 8 && isInt(k) && aligned[uint64](dst) {
+		// FetchAndOp's usual case (a counter): the instruction, with no
+		// generic code on the way.
+		v := get[uint64](src)
+		put(old, atomic.AddUint64((*uint64)(unsafe.Pointer(&dst[0])), v)-v)
+		return
+	}
+	if !words(op, k, size, dst, src, old) {
 		copy(old, dst)
 		Apply(op, k, size, dst, src)
-		return
-	}
-	signed := k == reflect.Int64 || k == reflect.Int
-	d := as[uint64](dst)
-	if op == OpSum {
-		for i := range d {
-			s := le64(src[8*i:])
-			put64(old[8*i:], atomic.AddUint64(&d[i], s)-s)
-		}
-		return
-	}
-	for i := range d {
-		var s uint64
-		if op != OpNoOp {
-			s = le64(src[8*i:])
-		}
-		for {
-			o := atomic.LoadUint64(&d[i])
-			r := o
-			switch {
-			case op == OpNoOp:
-			case op == OpReplace:
-				r = s
-			case signed:
-				x := [1]int64{int64(o)}
-				ints(op, x[:], []int64{int64(s)})
-				r = uint64(x[0])
-			default:
-				x := [1]uint64{o}
-				ints(op, x[:], []uint64{s})
-				r = x[0]
-			}
-			if r == o || atomic.CompareAndSwapUint64(&d[i], o, r) {
-				put64(old[8*i:], o)
-				break
-			}
-		}
 	}
 }
 
-// Atomic8 reports whether elements of kind k and size bytes are combined
+// Atomic reports whether elements of kind k and size bytes are combined
 // with atomic instructions (so that no lock is needed) by Apply,
-// FetchApply and CAS, given aligned memory.
-func Atomic8(k reflect.Kind, size int) bool { return size == 8 && isInt(k) }
+// FetchApply and CAS, given aligned memory: integers of 4 and 8 bytes.
+func Atomic(k reflect.Kind, size int) bool { return (size == 4 || size == 8) && isInt(k) }

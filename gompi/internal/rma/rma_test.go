@@ -2,8 +2,10 @@ package rma
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -68,7 +70,13 @@ func TestApply(t *testing.T) {
 		{"lxor int64", apply(OpLXor, []int64{0, 3, 0}, []int64{0, 4, 5}), []int64{0, 0, 1}},
 		{"sum int8 wraps", apply(OpSum, []int8{127}, []int8{1}), []int8{-128}},
 		{"max int16", apply(OpMax, []int16{-5, 9}, []int16{-3, 2}), []int16{-3, 9}},
-		{"land uint32", apply(OpLAnd, []uint32{0, 2}, []uint32{1, 3}), []uint32{0, 1}},
+		{"land uint32 (cas loop)", apply(OpLAnd, []uint32{0, 2}, []uint32{1, 3}), []uint32{0, 1}},
+		{"sum int32 (atomic)", apply(OpSum, []int32{1, -2}, []int32{10, math.MinInt32}), []int32{11, math.MaxInt32 - 1}},
+		{"min int32 (cas loop, signed)", apply(OpMin, []int32{3, -2}, []int32{5, 7}), []int32{3, -2}},
+		{"max uint32 (cas loop, unsigned)", apply(OpMax, []uint32{3, math.MaxUint32}, []uint32{5, 1}), []uint32{5, math.MaxUint32}},
+		{"band uint32 (atomic)", apply(OpBAnd, []uint32{0b1100}, []uint32{0b1010}), []uint32{0b1000}},
+		{"bor int32 (atomic)", apply(OpBOr, []int32{0b1100}, []int32{0b1010}), []int32{0b1110}},
+		{"replace int32 (atomic)", apply(OpReplace, []int32{1, 2}, []int32{3, 4}), []int32{3, 4}},
 		{"sum float64", apply(OpSum, []float64{1.5}, []float64{2.25}), []float64{3.75}},
 		{"min float32", apply(OpMin, []float32{1.5, -1}, []float32{2.25, -3}), []float32{1.5, -3}},
 		{"prod complex128", apply(OpProd, []complex128{1i}, []complex128{1i}), []complex128{-1}},
@@ -85,6 +93,17 @@ func TestApply(t *testing.T) {
 }
 
 func TestFetchApplyAndCAS(t *testing.T) {
+	for _, op := range []OpCode{OpSum, OpMax, OpMin, OpReplace, OpNoOp, OpBXor, OpBAnd} {
+		dst := []int32{5, -6}
+		old := make([]int32, 2)
+		FetchApply(op, reflect.Int32, 4, bytesOf(dst), bytesOf([]int32{7, -7}), bytesOf(old))
+		if !reflect.DeepEqual(old, []int32{5, -6}) {
+			t.Errorf("%v int32: old %v, want [5 -6]", op, old)
+		}
+		if want := apply(op, []int32{5, -6}, []int32{7, -7}); !reflect.DeepEqual(dst, want) {
+			t.Errorf("%v int32: result %v, want %v", op, dst, want)
+		}
+	}
 	for _, op := range []OpCode{OpSum, OpMax, OpReplace, OpNoOp, OpBXor} {
 		for _, k := range []struct {
 			kind reflect.Kind
@@ -233,4 +252,63 @@ func TestRegions(t *testing.T) {
 	if r.Len() != 1 || r.Find(db, 2, 8) == nil {
 		t.Fatal("the other region went too")
 	}
+}
+
+// TestAtomicWordsLoseNoUpdate: 4- and 8-byte integers are combined with
+// atomic instructions (no lock is taken for them), so goroutines that
+// combine into one element at once lose no update: Sum by Apply and
+// FetchApply (an instruction), BXor (a loop of compare-and-swap). Lost
+// updates are rare on 2 CPUs; under -race a plain access is reported.
+func TestAtomicWordsLoseNoUpdate(t *testing.T) {
+	const workers, times = 4, 5001
+	for _, c := range []struct {
+		name string
+		kind reflect.Kind
+		size int
+	}{{"int32", reflect.Int32, 4}, {"int64", reflect.Int64, 8}, {"uint32", reflect.Uint32, 4}} {
+		var mem [2]uint64 // element 0: the sum, element 1: the bits (aligned for both sizes)
+		sum, bits := bytesOf(mem[:])[:c.size], bytesOf(mem[:])[8:8+c.size]
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				one, bit := intOf(c.size, 1), intOf(c.size, 1<<w)
+				for range times {
+					if w%2 == 0 {
+						FetchApply(OpSum, c.kind, c.size, sum, one, make([]byte, c.size))
+					} else {
+						Apply(OpSum, c.kind, c.size, sum, one)
+					}
+					Apply(OpBXor, c.kind, c.size, bits, bit)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := low(sum); got != workers*times {
+			t.Errorf("%s: sum %d, want %d", c.name, got, workers*times)
+		}
+		if b := low(bits); b != 1<<workers-1 {
+			t.Errorf("%s: bits %b, want %b (each flipped an odd number of times)", c.name, b, 1<<workers-1)
+		}
+	}
+}
+
+// intOf is v as an integer of size bytes in the machine's byte order.
+func intOf(size int, v uint64) []byte {
+	b := make([]byte, 8)
+	if size == 4 {
+		binary.NativeEndian.PutUint32(b, uint32(v))
+	} else {
+		binary.NativeEndian.PutUint64(b, v)
+	}
+	return b[:size]
+}
+
+// low reads an integer of size bytes in the machine's byte order.
+func low(b []byte) uint64 {
+	if len(b) == 4 {
+		return uint64(binary.NativeEndian.Uint32(b))
+	}
+	return binary.NativeEndian.Uint64(b)
 }
