@@ -27,6 +27,14 @@ const CollSlots = 8
 // its root arrives and posts (Post), and the readers wait for that post
 // (Posted) instead of for the release. Posting is the root's arrival made
 // visible on its own; the arrival counter still counts it.
+//
+// A slot of two ranks synchronizes without the counter: each rank has a
+// word of its own, on its own cache line, that it sets to k+1 on arriving at
+// collective k, and it waits for its peer's word. On the counter a step
+// costs three cache-line hand-offs one after the other (each arrival takes
+// the counter's line, the last one then writes the release word that the
+// other polls); here the two arrivals go out at once, one hand-off each way,
+// as a point-to-point exchange would. The root's arrival is its post.
 
 // CollCtl is the control block of a slot.
 type CollCtl struct {
@@ -39,9 +47,18 @@ type CollCtl struct {
 	gen      uint32 // collectives released; the futex word
 	sleepers int32
 	_        [120]byte
+	pair     [2]pairWord // two-rank slots: each rank's arrivals
 }
 
-const collCtlSize = 384
+// pairWord is one rank's arrival word in a two-rank slot: 1 + the last
+// collective it arrived at (a futex word), and how many peers sleep on it.
+type pairWord struct {
+	seq      uint32
+	sleepers int32
+	_        [120]byte
+}
+
+const collCtlSize = 640
 
 func init() {
 	if unsafe.Sizeof(CollCtl{}) != collCtlSize {
@@ -70,20 +87,27 @@ func (s *Segment) CollScratch(i, h int) []byte {
 	return s.mem[start : start+size : start+size]
 }
 
-// ClaimCollSlot takes a free slot for the communicator with context ctx and
-// resets it; -1 if none is free. Slot 0 is the world's: claim it with
-// ClaimWorldSlot.
-func (s *Segment) ClaimCollSlot(ctx uint32) int {
+// ClaimCollSlot takes a free slot for a communicator of n ranks with
+// context ctx; -1 if none is free. Slot 0 is the world's. The new
+// communicator's collectives are numbered from the returned base on: every
+// control word of the slot only grows, so a rank of the slot's last owner
+// still waiting for that owner's last step (released, so it no longer
+// counts) never sees its word go back.
+func (s *Segment) ClaimCollSlot(ctx uint32, n int) (slot int, base uint64) {
 	for i := 1; i < CollSlots; i++ {
 		c := s.CollCtlAt(i)
 		if atomic.CompareAndSwapUint32(&c.owner, 0, ctx+1) {
-			atomic.StoreUint64(&c.arrive, 0)
-			atomic.StoreUint32(&c.gen, 0)
-			atomic.StoreUint32(&c.posted, 0)
-			return i
+			b := max(atomic.LoadUint32(&c.gen), atomic.LoadUint32(&c.posted),
+				atomic.LoadUint32(&c.pair[0].seq), atomic.LoadUint32(&c.pair[1].seq))
+			atomic.StoreUint64(&c.arrive, uint64(b)*uint64(n))
+			atomic.StoreUint32(&c.gen, b)
+			atomic.StoreUint32(&c.posted, b)
+			atomic.StoreUint32(&c.pair[0].seq, b)
+			atomic.StoreUint32(&c.pair[1].seq, b)
+			return i, uint64(b)
 		}
 	}
-	return -1
+	return -1, 0
 }
 
 // ReleaseCollSlot frees slot i.
@@ -93,9 +117,27 @@ func (s *Segment) ReleaseCollSlot(i int) {
 	}
 }
 
-// Arrive counts one arrival at collective k of a communicator of n ranks and
-// reports whether it was the last; the last one releases the others.
-func (c *CollCtl) Arrive(k uint64, n int) bool {
+// reached reports whether an arrival word (1 + the last collective counted)
+// has counted collective k, robust to the word's wrap.
+func reached(word uint32, k uint64) bool { return int32(word-uint32(k+1)) >= 0 }
+
+// Arrive counts rank's arrival at collective k of a communicator of n
+// ranks and reports whether it was the last; the last one releases the
+// others. On a two-rank slot the arrival is rank's own word.
+func (c *CollCtl) Arrive(k uint64, n, rank int) bool {
+	if n == 2 {
+		w := &c.pair[rank]
+		atomic.StoreUint32(&w.seq, uint32(k+1))
+		if atomic.LoadInt32(&w.sleepers) != 0 {
+			futexWake(&w.seq)
+		}
+		return reached(atomic.LoadUint32(&c.pair[1-rank].seq), k)
+	}
+	return c.arriveCount(k, n)
+}
+
+// arriveCount is Arrive on the shared counter.
+func (c *CollCtl) arriveCount(k uint64, n int) bool {
 	if atomic.AddUint64(&c.arrive, 1) != (k+1)*uint64(n) {
 		return false
 	}
@@ -106,22 +148,52 @@ func (c *CollCtl) Arrive(k uint64, n int) bool {
 	return true
 }
 
-// Released reports whether collective k has been released.
-func (c *CollCtl) Released(k uint64) bool { return atomic.LoadUint32(&c.gen) != uint32(k) }
+// Released reports whether collective k of a communicator of n ranks has
+// been released (every rank has arrived).
+func (c *CollCtl) Released(k uint64, n int) bool {
+	if n == 2 {
+		return reached(atomic.LoadUint32(&c.pair[0].seq), k) && reached(atomic.LoadUint32(&c.pair[1].seq), k)
+	}
+	return c.releasedCount(k)
+}
+
+// releasedCount is Released on the shared counter's release word.
+func (c *CollCtl) releasedCount(k uint64) bool { return atomic.LoadUint32(&c.gen) != uint32(k) }
 
 // Sleep waits until collective k is released or d passes.
-func (c *CollCtl) Sleep(k uint64, d time.Duration) {
+func (c *CollCtl) Sleep(k uint64, n int, d time.Duration) {
+	if n == 2 {
+		for r := range c.pair {
+			if !reached(atomic.LoadUint32(&c.pair[r].seq), k) {
+				c.pair[r].sleep(k, d)
+				return
+			}
+		}
+		return
+	}
 	atomic.AddInt32(&c.sleepers, 1)
-	if !c.Released(k) {
+	if !c.Released(k, n) {
 		futexWait(&c.gen, uint32(k), d)
 	}
 	atomic.AddInt32(&c.sleepers, -1)
 }
 
+// sleep waits until the word has counted collective k or d passes.
+func (w *pairWord) sleep(k uint64, d time.Duration) {
+	atomic.AddInt32(&w.sleepers, 1)
+	if v := atomic.LoadUint32(&w.seq); !reached(v, k) {
+		futexWait(&w.seq, v, d)
+	}
+	atomic.AddInt32(&w.sleepers, -1)
+}
+
 // Post marks collective k as posted by its root and wakes the ranks asleep
 // on it. The root calls it after writing what the readers need and after
-// its Arrive.
-func (c *CollCtl) Post(k uint64) {
+// its Arrive. On a two-rank slot the Arrive was the post.
+func (c *CollCtl) Post(k uint64, n int) {
+	if n == 2 {
+		return
+	}
 	atomic.StoreUint32(&c.posted, uint32(k+1))
 	if atomic.LoadInt32(&c.psleep) != 0 {
 		futexWake(&c.posted)
@@ -129,10 +201,19 @@ func (c *CollCtl) Post(k uint64) {
 }
 
 // Posted reports whether the root of collective k has posted.
-func (c *CollCtl) Posted(k uint64) bool { return atomic.LoadUint32(&c.posted) == uint32(k+1) }
+func (c *CollCtl) Posted(k uint64, n, root int) bool {
+	if n == 2 {
+		return reached(atomic.LoadUint32(&c.pair[root].seq), k)
+	}
+	return atomic.LoadUint32(&c.posted) == uint32(k+1)
+}
 
 // SleepPost waits until collective k is posted or d passes.
-func (c *CollCtl) SleepPost(k uint64, d time.Duration) {
+func (c *CollCtl) SleepPost(k uint64, n, root int, d time.Duration) {
+	if n == 2 {
+		c.pair[root].sleep(k, d)
+		return
+	}
 	atomic.AddInt32(&c.psleep, 1)
 	if v := atomic.LoadUint32(&c.posted); v != uint32(k+1) {
 		futexWait(&c.posted, v, d)

@@ -26,30 +26,33 @@ func (p *Proc) localComm(members []int32) bool {
 }
 
 // setupShm gives the new communicator c a collective slot: its rank 0 claims
-// one and tells the others (a point-to-point broadcast on c's collective
-// context, which is new and so cannot be confused with anything else).
+// one and tells the others the slot and the number of c's first step (a
+// point-to-point broadcast on c's collective context, which is new and so
+// cannot be confused with anything else).
 func (c *Comm) setupShm() error {
 	c.slot = -1
 	if !c.p.localComm(c.members) {
 		return nil
 	}
-	msg := make([]byte, 4)
+	msg := make([]byte, 12)
 	tag := c.CollTagBase()
 	if c.rank == 0 {
-		slot := c.p.seg.ClaimCollSlot(c.ctx)
+		slot, base := c.p.seg.ClaimCollSlot(c.ctx, c.size)
 		binary.LittleEndian.PutUint32(msg, uint32(int32(slot)))
+		binary.LittleEndian.PutUint64(msg[4:], base)
 		for r := 1; r < c.size; r++ {
 			if err := c.CollSend(msg, r, tag); err != nil {
 				return err
 			}
 		}
-		c.slot = slot
+		c.slot, c.shmSeq = slot, base
 		return nil
 	}
 	if _, err := c.CollRecv(msg, 0, tag); err != nil {
 		return err
 	}
 	c.slot = int(int32(binary.LittleEndian.Uint32(msg)))
+	c.shmSeq = binary.LittleEndian.Uint64(msg[4:])
 	return nil
 }
 
@@ -107,7 +110,7 @@ func (c *Comm) ShmBegin() error {
 	openSteps.Unlock()
 	k := c.shmSeq - 1
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	return c.shmWait(func() bool { return ctl.Released(k) }, func(d time.Duration) { ctl.Sleep(k, d) })
+	return c.shmWait(func() bool { return ctl.Released(k, c.size) }, func(d time.Duration) { ctl.Sleep(k, c.size, d) })
 }
 
 // ShmStep arrives at the next shared-memory collective on c and waits until
@@ -127,14 +130,14 @@ func (c *Comm) shmStep(post bool) error {
 	k := c.shmSeq
 	c.shmSeq++
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	last := ctl.Arrive(k, c.size)
+	last := ctl.Arrive(k, c.size, c.rank)
 	if post {
-		ctl.Post(k)
+		ctl.Post(k, c.size)
 	}
-	if last || ctl.Released(k) {
+	if last || ctl.Released(k, c.size) {
 		return nil
 	}
-	return c.shmWait(func() bool { return ctl.Released(k) }, func(d time.Duration) { ctl.Sleep(k, d) })
+	return c.shmWait(func() bool { return ctl.Released(k, c.size) }, func(d time.Duration) { ctl.Sleep(k, c.size, d) })
 }
 
 // ShmPost is the root's step of a collective whose readers need only the
@@ -151,10 +154,11 @@ func (c *Comm) ShmAwaitPost() error {
 	}
 	k := c.shmSeq
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	if ctl.Posted(k) {
+	root := 1 - c.rank // the root of a two-rank step: the other rank
+	if ctl.Posted(k, c.size, root) {
 		return nil
 	}
-	return c.shmWait(func() bool { return ctl.Posted(k) }, func(d time.Duration) { ctl.SleepPost(k, d) })
+	return c.shmWait(func() bool { return ctl.Posted(k, c.size, root) }, func(d time.Duration) { ctl.SleepPost(k, c.size, root, d) })
 }
 
 // ShmArrive arrives at the next step and returns without waiting, leaving
@@ -171,9 +175,9 @@ func (c *Comm) arriveOpen(post bool) error {
 	k := c.shmSeq
 	c.shmSeq++
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	ctl.Arrive(k, c.size)
+	ctl.Arrive(k, c.size, c.rank)
 	if post {
-		ctl.Post(k)
+		ctl.Post(k, c.size)
 	}
 	c.shmOpen = true
 	openSteps.Lock()
