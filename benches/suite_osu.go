@@ -31,6 +31,7 @@ func runOSU(args []string) error {
 	fs.IntVar(&cfg.SkipLarge, "skip-large", cfg.SkipLarge, "untimed calls per size above --large")
 	fs.IntVar(&cfg.LargeSize, "large", cfg.LargeSize, "bytes above which the -large counts apply")
 	fs.StringVar(&cfg.Algorithm, "alg", "", "collective algorithm (default: gompi's selection)")
+	fs.StringVar(&cfg.Coll, "coll", "", fmt.Sprintf("overlap: time this nonblocking collective instead of point-to-point: %v", osu.OverlapColls))
 	format := report.Text
 	fs.Var(&format, "format", "output: text, csv or json")
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -90,7 +91,7 @@ func runOverlap(c *gompi.Comm, cfg osu.Config, format report.Format) error {
 		t.SetVerb(col, "%.1f")
 	}
 	err := osu.RunOverlap(c, cfg, func(p osu.OverlapPoint) error {
-		t.Add("overlap", p.N, p.Size, p.Pure, p.Compute, p.Total, p.Overlap, p.Iters)
+		t.Add(p.Op, p.N, p.Size, p.Pure, p.Compute, p.Total, p.Overlap, p.Iters)
 		return nil
 	})
 	if err != nil || c.Rank() != 0 {

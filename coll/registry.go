@@ -70,23 +70,39 @@ type snapRule struct {
 
 var snapshot atomic.Pointer[[]*opSnap] // by opIndex
 
-// publish rebuilds the snapshot. Caller holds the registry's write lock.
-func publish() {
+// publish rebuilds the snapshot of the operation that changed; the others
+// keep theirs. Rebuilding every operation on each change made registering
+// the built-ins and their tables at start-up quadratic: about 2,800
+// allocations in every rank's package initialization, 7 % of a 64-rank
+// hello's CPU time (docs/PERFORMANCE.md). Caller holds the registry's write
+// lock.
+func publish(changed Operation) {
 	m := make([]*opSnap, len(ops))
+	if old := snapshot.Load(); old != nil {
+		copy(m, *old)
+	}
 	for i, op := range ops {
-		s := &opSnap{algs: append([]*Algorithm(nil), registry.algs[op]...)}
-		for _, r := range registry.table[op] {
-			sr := snapRule{Rule: r}
-			for _, name := range r.Use {
-				if a, err := lookup(op, name); err == nil {
-					sr.use = append(sr.use, a)
-				}
-			}
-			s.rules = append(s.rules, sr)
+		if m[i] == nil || op == changed {
+			m[i] = buildSnap(op)
 		}
-		m[i] = s
 	}
 	snapshot.Store(&m)
+}
+
+// buildSnap makes what selection needs of op from the registry. Caller holds
+// the registry's lock.
+func buildSnap(op Operation) *opSnap {
+	s := &opSnap{algs: append([]*Algorithm(nil), registry.algs[op]...)}
+	for _, r := range registry.table[op] {
+		sr := snapRule{Rule: r}
+		for _, name := range r.Use {
+			if a, err := lookup(op, name); err == nil {
+				sr.use = append(sr.use, a)
+			}
+		}
+		s.rules = append(s.rules, sr)
+	}
+	return s
 }
 
 func snap(op Operation) *opSnap {
@@ -114,7 +130,7 @@ func Register(a Algorithm) error {
 		}
 	}
 	registry.algs[a.Op] = append(registry.algs[a.Op], &a)
-	publish()
+	publish(a.Op)
 	return nil
 }
 

@@ -54,7 +54,7 @@ func SetTable(op Operation, rules []Rule) error {
 		own[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
 	}
 	registry.table[op] = own
-	publish()
+	publish(op)
 	return nil
 }
 

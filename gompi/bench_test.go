@@ -11,7 +11,7 @@ import (
 // BenchmarkPingPong measures one-way latency between two in-process ranks
 // (goroutines on the same shared-memory queues the processes use).
 func BenchmarkPingPong(b *testing.B) {
-	for _, size := range []int{0, 8, 1024, 65536, 1 << 20} {
+	for _, size := range []int{0, 8, 1024, 16 << 10, 64 << 10, 128 << 10, 1 << 20, 4 << 20} {
 		b.Run(sizeName(size), func(b *testing.B) {
 			buf := [2][]byte{make([]byte, size), make([]byte, size)}
 			err := gompi.Run(2, func(c *gompi.Comm) error {

@@ -24,6 +24,7 @@ type Config struct {
 	SkipLarge   int
 	LargeSize   int
 	Algorithm   string // a coll algorithm name, "" for the default choice
+	Coll        string // overlap only: one of OverlapColls, "" for point-to-point
 }
 
 // Defaults are OSU 7.4's.

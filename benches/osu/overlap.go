@@ -2,14 +2,25 @@ package osu
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/gompi"
 )
 
+// OverlapColls are the nonblocking collectives the overlap benchmark can
+// time instead of point-to-point (Config.Coll). The size is, as for the
+// blocking ones in Ops, the float32 vector (iallreduce), the message
+// (ibcast) or one rank's block (iallgather, ialltoall); ibarrier has none.
+var OverlapColls = []string{"iallreduce", "ibcast", "iallgather", "ialltoall", "ibarrier"}
+
 // OverlapPoint is one measured size of the overlap benchmark.
 type OverlapPoint struct {
+	Op      string // "overlap" (point-to-point) or the collective of Config.Coll
 	N, Size int
 	Pure    float64 // µs: Isend/Irecv then Wait, nothing in between
 	Compute float64 // µs: the computation alone (as long as Pure)
@@ -33,32 +44,33 @@ type OverlapPoint struct {
 // with a barrier between calls; the figures are medians over calls (OSU
 // takes means; medians keep a call that lost its CPU on a loaded machine
 // from deciding the result), then means over ranks.
+//
+// With Config.Coll set, every rank starts that nonblocking collective
+// instead (osu_iallreduce and kin: the same three timings, the same
+// formula), and any number of ranks may run.
 func RunOverlap(c *gompi.Comm, cfg Config, emit func(OverlapPoint) error) error {
-	if c.Size()%2 != 0 {
+	if cfg.Coll != "" && !slices.Contains(OverlapColls, cfg.Coll) {
+		return fmt.Errorf("osu --op overlap --coll %q: not one of %v", cfg.Coll, OverlapColls)
+	}
+	if cfg.Coll == "" && c.Size()%2 != 0 {
 		return errors.New("osu --op overlap: run an even number of ranks (they pair up)")
 	}
-	peer := c.Rank() ^ 1
+	op := cfg.Coll
+	if op == "" {
+		op = "overlap"
+	}
 	for _, size := range cfg.Sizes {
 		iters, skip := cfg.Iters, cfg.Skip
 		if size > cfg.LargeSize {
 			iters, skip = cfg.ItersLarge, cfg.SkipLarge
 		}
-		buf := make([]byte, size)
-		for i := range buf {
-			buf[i] = byte(i)
-		}
+		start := overlapStarter(c, cfg.Coll, size)
 		transfer := func(work time.Duration) (float64, error) {
 			if err := c.Barrier(); err != nil {
 				return 0, err
 			}
 			t := gompi.Wtime()
-			var r *gompi.Request
-			var err error
-			if c.Rank()%2 == 0 {
-				r, err = c.Isend(buf, peer, 7)
-			} else {
-				r, err = c.Irecv(buf, peer, 7)
-			}
+			r, err := start()
 			if err != nil {
 				return 0, err
 			}
@@ -109,7 +121,7 @@ func RunOverlap(c *gompi.Comm, cfg Config, emit func(OverlapPoint) error) error 
 		}
 		if c.Rank() == 0 {
 			n := float64(c.Size())
-			p := OverlapPoint{N: c.Size(), Size: size, Pure: sums[0] / n * 1e6, Compute: sums[1] / n * 1e6,
+			p := OverlapPoint{Op: op, N: c.Size(), Size: size, Pure: sums[0] / n * 1e6, Compute: sums[1] / n * 1e6,
 				Total: sums[2] / n * 1e6, Overlap: sums[3] / n, Iters: iters}
 			if err := emit(p); err != nil {
 				return err
@@ -117,6 +129,42 @@ func RunOverlap(c *gompi.Comm, cfg Config, emit func(OverlapPoint) error) error 
 		}
 	}
 	return nil
+}
+
+// overlapStarter returns what one timed call of the overlap benchmark
+// starts: an Isend or Irecv between pairs of ranks (coll ""), or the
+// nonblocking collective coll, over buffers of the given size made once.
+func overlapStarter(c *gompi.Comm, coll string, size int) func() (*gompi.Request, error) {
+	n := c.Size()
+	fill := func(b []byte) []byte {
+		for i := range b {
+			b[i] = byte(i)
+		}
+		return b
+	}
+	switch coll {
+	case "iallreduce":
+		in, out := make([]float32, size/4), make([]float32, size/4)
+		sum := gompi.Sum[float32]()
+		return func() (*gompi.Request, error) { return gompi.Iallreduce(c, in, out, sum) }
+	case "ibcast":
+		buf := fill(make([]byte, size))
+		return func() (*gompi.Request, error) { return c.Ibcast(buf, 0) }
+	case "iallgather":
+		in, out := fill(make([]byte, size)), make([]byte, size*n)
+		return func() (*gompi.Request, error) { return c.Iallgather(in, out) }
+	case "ialltoall":
+		in, out := fill(make([]byte, size*n)), make([]byte, size*n)
+		return func() (*gompi.Request, error) { return c.Ialltoall(in, out) }
+	case "ibarrier":
+		return func() (*gompi.Request, error) { return c.Ibarrier() }
+	}
+	buf := fill(make([]byte, size))
+	peer := c.Rank() ^ 1
+	if c.Rank()%2 == 0 {
+		return func() (*gompi.Request, error) { return c.Isend(buf, peer, 7) }
+	}
+	return func() (*gompi.Request, error) { return c.Irecv(buf, peer, 7) }
 }
 
 // compute keeps the CPU busy for d without calling gompi: the stand-in for
@@ -132,10 +180,12 @@ func compute(d time.Duration) {
 			x = x*1.0000001 + 1e-9
 		}
 	}
-	sink = x
+	sink.Store(math.Float64bits(x))
 }
 
-var sink float64
+// sink keeps compute's result, so that its loop is not optimized away; it
+// is atomic because ranks run as goroutines of one process under gompi.Run.
+var sink atomic.Uint64
 
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)

@@ -44,10 +44,12 @@ func main() {
 		fmt.Printf("pid=%d rank=%d (not calling Init)\n", os.Getpid(), *noInit)
 		time.Sleep(time.Hour)
 	}
+	t0 := time.Now()
 	if err := gompi.Init(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	initTook = time.Since(t0)
 	c := gompi.World()
 	fmt.Printf("pid=%d rank=%d\n", os.Getpid(), c.Rank())
 	err := modes[*mode](c, *arg)
@@ -59,6 +61,9 @@ func main() {
 }
 
 var path string
+
+// initTook is how long this rank's gompi.Init took (mode rss reports it).
+var initTook time.Duration
 
 var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// hosts: print how this rank reaches every other and where it runs, then
@@ -240,7 +245,9 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		return nil
 	},
 	// rss: exchange some messages and collectives, then report this rank's
-	// resident memory (rank 0 prints the summary).
+	// resident memory and how long its Init took (rank 0 prints the
+	// summary: means over ranks, PSS counting each shared page once per
+	// job, and the slowest Init).
 	"rss": func(c *gompi.Comm, _ int) error {
 		n := c.Size()
 		buf := make([]byte, 1024*n)
@@ -262,21 +269,25 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 				return err
 			}
 		}
-		mine := []int64{statusKB("VmRSS"), statusKB("RssAnon"), statusKB("RssFile"), statusKB("RssShmem")}
-		all := make([]int64, 4*n)
+		mine := []int64{statusKB("VmRSS"), statusKB("RssAnon"), statusKB("RssFile"), statusKB("RssShmem"),
+			procKB("/proc/self/smaps_rollup", "Pss"), initTook.Microseconds()}
+		k := len(mine)
+		all := make([]int64, k*n)
 		if err := gompi.Gather(c, mine, all, 0); err != nil {
 			return err
 		}
 		if c.Rank() == 0 {
-			var sum [4]int64
+			sum := make([]int64, k)
+			var slowest int64
 			for r := 0; r < n; r++ {
-				for k := range sum {
-					sum[k] += all[4*r+k]
+				for j := range sum {
+					sum[j] += all[k*r+j]
 				}
+				slowest = max(slowest, all[k*r+k-1])
 			}
 			m := int64(n)
-			fmt.Printf("ranks=%d per-rank mean KiB: rss=%d anon=%d file=%d shmem=%d\n",
-				n, sum[0]/m, sum[1]/m, sum[2]/m, sum[3]/m)
+			fmt.Printf("ranks=%d per-rank mean KiB: rss=%d anon=%d file=%d shmem=%d pss=%d; Init ms: mean %.1f, slowest %.1f\n",
+				n, sum[0]/m, sum[1]/m, sum[2]/m, sum[3]/m, sum[4]/m, float64(sum[5])/float64(m)/1e3, float64(slowest)/1e3)
 		}
 		return nil
 	},

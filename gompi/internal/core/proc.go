@@ -50,8 +50,11 @@ type Options struct {
 }
 
 // DefaultCMAMin is the smallest message copied by cross-memory attach unless
-// GOMPI_SHM_CMA_MIN says otherwise (see rendezvous).
-const DefaultCMAMin = 256 << 10
+// GOMPI_SHM_CMA_MIN says otherwise (see rendezvous). Below it the two copies
+// through cells are faster than the system call (about 3.5 µs here before
+// the first byte moves, BenchmarkReadRemote in internal/shm); from 64 KiB
+// the single copy wins (docs/PERFORMANCE.md, "The single-copy threshold").
+const DefaultCMAMin = 64 << 10
 
 // Proc is the engine of one rank.
 type Proc struct {

@@ -399,7 +399,7 @@ func (p *Proc) setStatus(r *Request, src, tag int32, size int64, n int) {
 // memory, or, below the attach threshold or where the kernel refuses the
 // attach, a request for fragments. The attach costs a system call and page
 // pinning per message, which fragments through the segment beat up to
-// hundreds of KiB (docs/PERFORMANCE.md).
+// tens of KiB (DefaultCMAMin).
 func (p *Proc) rendezvous(r *Request, cell int64, src, tag int32, size int64, addr uint64) {
 	n := min(size, int64(len(r.buf)))
 	if !p.cmaOff.Load() && size >= p.cmaMin {
