@@ -124,6 +124,40 @@ func BenchmarkCollectiveOverhead(b *testing.B) {
 			return nil
 		})
 	})
+	// The nonblocking form on two in-process ranks, waited at once: what
+	// running the algorithm on its own goroutine costs on top (Wait parks
+	// on the request instead of spinning beside that goroutine).
+	for _, nonblocking := range []bool{false, true} {
+		name := "allreduce-8B/2-ranks"
+		if nonblocking {
+			name = "iallreduce-8B+wait/2-ranks"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			gompi.Run(2, func(c *gompi.Comm) error {
+				in, out := []float64{1}, []float64{0}
+				if c.Rank() == 0 {
+					b.ResetTimer()
+				}
+				for i := 0; i < b.N; i++ {
+					if !nonblocking {
+						if err := gompi.Allreduce(c, in, out, gompi.Sum[float64]()); err != nil {
+							return err
+						}
+						continue
+					}
+					req, err := gompi.Iallreduce(c, in, out, gompi.Sum[float64]())
+					if err != nil {
+						return err
+					}
+					if _, err := req.Wait(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
 }
 
 // BenchmarkMatchSelf: the matching path alone, on one rank and one thread,

@@ -20,7 +20,7 @@ func (r *CollRequest) Wait() (int, error) {
 // waits inside), so the request is not counted as pending.
 func (c *Comm) Go(fn func() error) *Request {
 	p := c.p
-	r := &Request{p: p, comm: c, peer: base.ProcNull}
+	r := &Request{p: p, comm: c, peer: base.ProcNull, bg: make(chan struct{})}
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
@@ -30,6 +30,7 @@ func (c *Comm) Go(fn func() error) *Request {
 		r.st = base.EmptyStatus
 		p.complete(r)
 		p.mu.Unlock()
+		close(r.bg)
 		p.ringSelf()
 	}()
 	return r

@@ -67,6 +67,11 @@ type Request struct {
 	// onDone, when set, runs under the lock as the request completes
 	// (buffered sends free their buffer space here).
 	onDone func()
+
+	// bg, for a request made by Comm.Go, is closed once its goroutine has
+	// completed it: Wait parks on it instead of spinning beside the
+	// goroutine that makes the progress.
+	bg chan struct{}
 }
 
 // Done reports whether the request has completed.

@@ -8,6 +8,13 @@ import (
 // becomes inactive again; an inactive one returns at once with an empty
 // status.
 func (r *Request) Wait() (base.Status, error) {
+	if r.done.Load() == 0 && r.bg != nil {
+		// A nonblocking collective: its goroutine waits inside its
+		// algorithm. Spinning here too would take the CPU it needs
+		// (a rank's 8-byte Iallreduce+Wait took 131 µs that way, its
+		// Allreduce 0.84 µs).
+		<-r.bg
+	}
 	if r.done.Load() == 0 {
 		p := r.p
 		p.enterWait()
