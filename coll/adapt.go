@@ -109,7 +109,12 @@ func reduceScatterWith(alg func(p *proc, w []byte, counts []int, op Op)) func(p 
 		counts := reduceScatterCounts(p, a)
 		w := a.Recv // in place: recv holds the whole vector
 		if a.Send != nil {
-			w = bytes.Clone(a.Send)
+			// A pooled copy: fresh memory per call cost more than the
+			// messages (page faults; see scratch.go).
+			ws := getScratch(len(a.Send))
+			defer p.putScratch(ws)
+			w = ws.b
+			copy(w, a.Send)
 		}
 		alg(p, w, counts, a.Op)
 		l := chunks(w, counts)

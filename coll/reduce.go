@@ -1,7 +1,5 @@
 package coll
 
-import "bytes"
-
 // Reduce algorithms, and the pieces of the recursive-halving family that
 // Allreduce and ReduceScatter share. m is the vector, γ the cost of reducing
 // one byte.
@@ -26,7 +24,9 @@ func reduceBinomial(p *proc, send, recv []byte, op Op, root, tag int) {
 		copy(recv, send)
 		acc, own = recv, true
 	}
-	var tmp []byte
+	// The copies come from the scratch pool: fresh memory per call cost
+	// more than the message (page faults; see scratch.go).
+	var accS, tmpS *scratch
 	for mask := 1; mask < n; mask *= 2 {
 		if vr&mask != 0 {
 			p.send(acc, abs(vr-mask, top, n), tag)
@@ -34,13 +34,15 @@ func reduceBinomial(p *proc, send, recv []byte, op Op, root, tag int) {
 		}
 		if c := vr + mask; c < n {
 			if !own {
-				acc, own = bytes.Clone(acc), true
+				accS = getScratch(len(acc))
+				copy(accS.b, acc)
+				acc, own = accS.b, true
 			}
-			if tmp == nil {
-				tmp = make([]byte, len(acc))
+			if tmpS == nil {
+				tmpS = getScratch(len(acc))
 			}
-			p.recv(tmp, abs(c, top, n), tag)
-			op.combineLow(acc, tmp) // acc holds ranks [vr, c), tmp [c, c+mask)
+			p.recv(tmpS.b, abs(c, top, n), tag)
+			op.combineLow(acc, tmpS.b) // acc holds ranks [vr, c), tmp [c, c+mask)
 		}
 	}
 	if top != root {
@@ -48,6 +50,11 @@ func reduceBinomial(p *proc, send, recv []byte, op Op, root, tag int) {
 			p.send(acc, root, tag+1)
 		} else if r == root {
 			p.recv(recv, top, tag+1)
+		}
+	}
+	for _, sc := range [...]*scratch{accS, tmpS} {
+		if sc != nil {
+			p.putScratch(sc)
 		}
 	}
 }
@@ -63,8 +70,10 @@ func reduceLinear(p *proc, send, recv []byte, op Op, root, tag int) {
 		p.send(send, root, tag)
 		return
 	}
-	own := bytes.Clone(send) // send may be recv (in place)
-	tmp := make([]byte, len(send))
+	ownS, tmpS := getScratch(len(send)), getScratch(len(send))
+	own, tmp := ownS.b, tmpS.b
+	copy(own, send) // send may be recv (in place)
+	defer func() { p.putScratch(ownS); p.putScratch(tmpS) }()
 	for i := p.size - 1; i >= 0; i-- {
 		x := own
 		if i != root {
@@ -172,7 +181,9 @@ func reduceRabenseifner(p *proc, send, recv []byte, op Op, root, tag int) {
 	f := newFold(p.size)
 	w := recv
 	if p.rank != root {
-		w = make([]byte, len(send))
+		wb := getScratch(len(send))
+		defer p.putScratch(wb)
+		w = wb.b
 	}
 	copy(w, send)
 	sb := getScratch(len(w))

@@ -70,7 +70,9 @@ func reduceScatterHalving(p *proc, w []byte, counts []int, op Op, tag int) {
 func reduceScatterReduceScatterv(p *proc, send, recv []byte, counts []int, op Op, tag int) {
 	var full []byte
 	if p.rank == 0 {
-		full = make([]byte, len(send))
+		fs := getScratch(len(send))
+		defer p.putScratch(fs)
+		full = fs.b
 	}
 	reduceBinomial(p, send, full, op, 0, tag)
 	scattervLinear(p, chunks(full, counts), recv, 0, tag+2)

@@ -1,7 +1,5 @@
 package coll
 
-import "bytes"
-
 // Scan (inclusive prefix reduction) and Exscan (exclusive: rank r gets
 // x₀∘…∘x_{r−1}, rank 0 gets nothing and its recv is left as it was). m is the
 // vector.
@@ -14,8 +12,10 @@ import "bytes"
 // Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉(α + mβ + 2mγ).
 func scanRecursiveDoubling(p *proc, send, recv []byte, op Op, inclusive bool, tag int) {
 	r := p.rank
-	partial := bytes.Clone(send)
-	tmp := make([]byte, len(send))
+	partialS, tmpS := getScratch(len(send)), getScratch(len(send))
+	defer func() { p.putScratch(partialS); p.putScratch(tmpS) }()
+	partial, tmp := partialS.b, tmpS.b
+	copy(partial, send)
 	have := inclusive // whether recv holds a value yet
 	if inclusive {
 		copy(recv, send)
@@ -46,9 +46,14 @@ func scanRecursiveDoubling(p *proc, send, recv []byte, op Op, inclusive bool, ta
 // Rounds: p−1. Cost: (p−1)(α + mβ + mγ).
 func scanLinear(p *proc, send, recv []byte, op Op, inclusive bool, tag int) {
 	r, n := p.rank, p.size
-	acc := bytes.Clone(send) // send may be recv (in place)
+	accS := getScratch(len(send))
+	defer p.putScratch(accS)
+	acc := accS.b
+	copy(acc, send) // send may be recv (in place)
 	if r > 0 {
-		prefix := make([]byte, len(send))
+		prefixS := getScratch(len(send))
+		defer p.putScratch(prefixS)
+		prefix := prefixS.b
 		p.recv(prefix, r-1, tag)
 		op.Apply(prefix, acc)
 		if !inclusive {

@@ -4,7 +4,9 @@ import "sync"
 
 // Temporary buffers of the algorithms come from a pool: a large collective
 // would otherwise allocate, and zero, as much again as its data on every
-// call (for a 1 MiB Allreduce on two ranks that was a tenth of the time).
+// call (for a 1 MiB Allreduce on two ranks that was a tenth of the time; for
+// a 128 KiB Reduce on two ranks of this VM, whose page faults are costly,
+// four fifths: 400 against 79 µs).
 // A buffer goes back to the pool only when the call succeeded: after a
 // failure (a peer lost, a timeout) a receive into it may still be posted, so
 // it is left to the garbage collector. Pooled buffers are not zeroed: an
