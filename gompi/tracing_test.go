@@ -180,17 +180,8 @@ func TestTraceWindowCalls(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("GOMPI_TRACE", dir)
 	run(t, 2, func(c *gompi.Comm) error {
-		w, err := gompi.WinAllocate[int32](c, 4)
+		w, err := fencedPut(c)
 		if err != nil {
-			return err
-		}
-		if err := w.Fence(); err != nil {
-			return err
-		}
-		if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
-			return err
-		}
-		if err := w.Fence(); err != nil {
 			return err
 		}
 		return w.Free()

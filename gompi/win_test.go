@@ -35,6 +35,22 @@ func (r *winRecorder) Begin(ev gompi.Event) uint64 {
 
 func (r *winRecorder) End(uint64, gompi.Status, error) {}
 
+// fencedPut allocates a window of 4 int32 per rank and, in a fence epoch,
+// puts {1, 2} at the start of the other rank's (2 ranks).
+func fencedPut(c *gompi.Comm) (*gompi.Win[int32], error) {
+	w, err := gompi.WinAllocate[int32](c, 4)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Fence(); err != nil {
+		return nil, err
+	}
+	if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
+		return nil, err
+	}
+	return w, w.Fence()
+}
+
 // TestTracerSeesWindowCalls: every window call reaches the tracer with the
 // window, the target, the bytes and the epoch that gives access.
 func TestTracerSeesWindowCalls(t *testing.T) {
@@ -42,17 +58,8 @@ func TestTracerSeesWindowCalls(t *testing.T) {
 	gompi.SetTracer(rec)
 	defer gompi.SetTracer(nil)
 	run(t, 2, func(c *gompi.Comm) error {
-		w, err := gompi.WinAllocate[int32](c, 4)
+		w, err := fencedPut(c)
 		if err != nil {
-			return err
-		}
-		if err := w.Fence(); err != nil {
-			return err
-		}
-		if err := w.Put([]int32{1, 2}, 1-c.Rank(), 0); err != nil {
-			return err
-		}
-		if err := w.Fence(); err != nil {
 			return err
 		}
 		if err := w.Lock(gompi.LockShared, 1); err != nil {

@@ -126,15 +126,7 @@ func putU32(b []byte, v uint32) {
 
 func newTestBox(t *testing.T) (*Segment, *BoxWriter, *BoxReader) {
 	t.Helper()
-	l, err := NewLayout(2, DefaultCellsPerRank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewPrivate(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := newTestSegment(t, 2)
 	off := s.BoxOffset(0, 1)
 	return s, s.NewBoxWriter(off), s.NewBoxReader(off)
 }
