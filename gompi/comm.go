@@ -18,7 +18,8 @@ type Comm struct {
 	c     *backend.Comm
 	freed atomic.Bool
 	colls collConfig
-	bx    collComm // the adapter of this communicator's blocking collectives
+	bx    collComm     // the adapter of this communicator's blocking collectives
+	cma   atomic.Int32 // single-copy collectives agreed on: cmaUnknown, cmaOn, cmaOff (shmcma.go)
 	// tid names the communicator in traces, the same on every member: the
 	// world is 1, a child is a hash of its parent's id, how many children
 	// the parent had made before (every member creates them in the same

@@ -33,6 +33,10 @@ const (
 	// CMA set to "0" disables cross-memory attach; large messages then take
 	// the pipelined copy through the segment.
 	CMA = "GOMPI_SHM_CMA"
+	// CMAColl set to "0" disables cross-memory attach in the shared-memory
+	// collectives only (their single-copy algorithms, "cma"); point-to-point
+	// messages keep it.
+	CMAColl = "GOMPI_SHM_CMA_COLL"
 	// CMAMin is the message size (bytes, K/M suffixes) from which a receiver
 	// copies a large message out of the sender with cross-memory attach;
 	// smaller rendezvous messages are pipelined through the segment, which
