@@ -179,16 +179,19 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 		return err
 	}
 	scratch := x.c.c.ShmScratch()
-	sig := scratch[me*sigSize : (me+1)*sigSize]
-	size := s.sigBytes(n, a)
-	binary.LittleEndian.PutUint32(sig[0:], opCode(s.op))
-	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(a.Root)))
-	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, a.Root, s.sigBytes(n, a))
 	data := scratch[n*sigSize:]
 	if err := s.run(x, a, data); err != nil {
 		return err
 	}
 	return nil
+}
+
+// writeSig writes a rank's signature of a call: operation, root, size.
+func writeSig(sig []byte, op coll.Operation, root, size int) {
+	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
+	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(root)))
+	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
 }
 
 // shmBcast sends the message through the scratch halves in pieces: the root

@@ -1,0 +1,413 @@
+package gompi
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/gompi/gompi/coll"
+)
+
+// The single-copy shared-memory algorithms ("cma"): every rank publishes the
+// buffer its peers read from (shmcma.go), all meet, and each rank copies
+// what it needs straight out of the peers' buffers: the data cross memory
+// once, and all ranks copy at the same time. The "shm" algorithms copy
+// everything into the scratch area and out again, and the point-to-point
+// ones move each block through a message; at 128 KiB and more the extra
+// copy costs more than the system call per block.
+//
+// Two shapes:
+//
+//   - rooted (Bcast, Scatter): only the root's buffer is read. The root
+//     publishes it, posts the step and waits until every reader has arrived;
+//     each reader waits for the root's post only, copies its part and
+//     arrives without waiting for the others. One step.
+//   - general (Gather, Allgather, Alltoall): every rank publishes its send
+//     buffer, all meet, each copies its parts, and a closing step keeps every
+//     read buffer alive until all are done; a rank whose buffer nobody reads
+//     (Gather's root) leaves the closing step open and goes on.
+//
+// A read the kernel refuses at run time (the agreement at the first call
+// makes that rare) is not an error: the rank says so in the closing step,
+// and the ranks it reads from send it those parts as messages instead.
+
+type cmaAlg struct {
+	op      coll.Operation
+	summary string
+	cost    string
+	// rooted: readers read only the root's buffer (one rooted step).
+	rooted bool
+	// sig is the size the signature carries (ranks that disagree get
+	// ErrMismatch).
+	sig func(n int, a *coll.Args) int
+	// ok reports whether the algorithm applies to these arguments (the same
+	// answer on every rank), nil if always.
+	ok func(n int, a *coll.Args) bool
+	// source is the buffer this rank's peers read from, nil if none.
+	source func(n, me int, a *coll.Args) []byte
+	// from is what this rank copies out of peer's source: into dst, from
+	// offset off of the source. An empty dst: nothing.
+	from func(n, me, peer int, a *coll.Args) (dst []byte, off int)
+	// to is the part of this rank's source that rank r copies (what from
+	// gives on rank r for this rank): what to send r when its read fails.
+	to func(n, me, r int, a *coll.Args) []byte
+	// local copies this rank's own part, if any.
+	local func(n, me int, a *coll.Args)
+}
+
+// registerCMA adds the single-copy algorithms to package coll's registry
+// under the name "cma"; preferCMAWhereFaster puts them into the table.
+func registerCMA() error {
+	for _, s := range cmaAlgs {
+		err := coll.Register(coll.Algorithm{
+			Op: s.op, Name: "cma", Summary: s.summary,
+			Cost:        coll.Cost{Formula: s.cost},
+			Constraints: "all ranks on one host; blocking calls; the kernel lets ranks read each other's memory (process_vm_readv; GOMPI_SHM_CMA_COLL=0 turns it off); large data",
+			Available: func(c coll.Comm, a *coll.Args) bool {
+				x, ok := c.(*collComm)
+				if !ok || x.nonblocking || x.c.cma.Load() == cmaOff {
+					return false
+				}
+				n := x.Size()
+				return (s.ok == nil || s.ok(n, a)) && n*(sigSize+cmaRecSize+1) <= x.c.c.ShmCapacity()
+			},
+			Run: func(c coll.Comm, a *coll.Args) error { return runCMA(c.(*collComm), s, a) },
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cmaPreferred says where the selection table tries "cma" first: calls of
+// at least minBytes (the operation's own measure, coll.Operation.SizeMeaning:
+// the message of Bcast, one block of the others). Measured side by side
+// against the table before: docs/PERFORMANCE.md, "Single-copy collectives".
+var cmaPreferred = []struct {
+	op       coll.Operation
+	minBytes int
+}{
+	{coll.OpBcast, 64 << 10},
+	{coll.OpScatter, 64 << 10},
+	{coll.OpGather, 64 << 10},
+	{coll.OpAllgather, 64 << 10},
+	{coll.OpAlltoall, 64 << 10},
+}
+
+// preferCMAWhereFaster puts "cma" first where cmaPreferred says it wins.
+func preferCMAWhereFaster() error {
+	for _, p := range cmaPreferred {
+		if err := preferFrom(p.op, "cma", p.minBytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preferFrom rewrites op's table so that calls of at least minBytes try alg
+// first; every other call matches the rule it matched before. Rules have
+// upper limits only: first the old rules capped at minBytes−1, then the old
+// rules that reach minBytes with alg in front.
+func preferFrom(op coll.Operation, alg string, minBytes int) error {
+	old := coll.Table(op)
+	var rules []coll.Rule
+	for _, r := range old {
+		if r.MaxBytes == 0 || r.MaxBytes > minBytes-1 {
+			r.MaxBytes = minBytes - 1
+		}
+		rules = append(rules, r)
+	}
+	for _, r := range old {
+		if r.MaxBytes != 0 && r.MaxBytes < minBytes {
+			continue // covered above
+		}
+		if r.Use[0] != alg {
+			r.Use = append([]string{alg}, r.Use...)
+		}
+		rules = append(rules, r)
+	}
+	return coll.SetTable(op, reachable(rules))
+}
+
+// runCMA runs one single-copy collective (after runShm's start: the last
+// open step waited for, the signature written).
+func runCMA(x *collComm, s *cmaAlg, a *coll.Args) error {
+	n, me := x.Size(), x.Rank()
+	if err := x.c.c.ShmBegin(); err != nil {
+		return err
+	}
+	scratch := x.c.c.ShmScratch()
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, a.Root, s.sig(n, a))
+	on, data, err := cmaAgree(x, scratch[n*sigSize:])
+	if err != nil {
+		return err
+	}
+	if !on {
+		// Agreed off, on every rank: "cma" is no longer available, and
+		// selection picks what it would have without it.
+		return coll.Call(x, s.op, a)
+	}
+	src := s.source(n, me, a)
+	if s.rooted {
+		err = cmaRooted(x, s, a, data, src)
+	} else {
+		err = cmaGeneral(x, s, a, data, src)
+	}
+	runtime.KeepAlive(src)
+	return err
+}
+
+// cmaGeneral: publish, meet, copy, close; repair failed reads.
+func cmaGeneral(x *collComm, s *cmaAlg, a *coll.Args, data, src []byte) error {
+	n, me := x.Size(), x.Rank()
+	publishBuf(cmaRec(data, me), src)
+	if err := meet(x); err != nil {
+		return err
+	}
+	failed := !cmaReadAll(x, s, a, cmaData(x))
+	if s.local != nil {
+		s.local(n, me, a)
+	}
+	flags, err := cmaClose(x, failed, len(src) > 0 || failed)
+	if err != nil || flags == nil {
+		return err
+	}
+	return cmaRepair(x, s, a, flags, nil)
+}
+
+// cmaRooted: the root publishes and posts, the readers copy and arrive;
+// the root waits for them all and repairs failed reads.
+func cmaRooted(x *collComm, s *cmaAlg, a *coll.Args, data, src []byte) error {
+	n, me := x.Size(), x.Rank()
+	flags := data[n*cmaRecSize : n*cmaRecSize+n]
+	if me == a.Root {
+		publishBuf(cmaRec(data, me), src)
+		if s.local != nil {
+			s.local(n, me, a)
+		}
+		if err := x.c.c.ShmStepPost(); err != nil {
+			return err
+		}
+		// Every reader has arrived: done with src, and its flag written.
+		// Readers whose signature disagrees got ErrMismatch from awaitRoot
+		// and wait for nothing; those that agree and failed to read wait
+		// for their part.
+		sigErr := checkAfter(x, nil)
+		if err := cmaRepair(x, s, a, flags, x.c.c.ShmScratchPrev()); err != nil {
+			return err
+		}
+		return sigErr
+	}
+	flags[me] = 0 // before arriving in awaitRoot's mismatch case too
+	if err := awaitRoot(x, a.Root); err != nil {
+		return err
+	}
+	failed := !cmaReadAll(x, s, a, data) // the step is not taken yet: its records are in data
+	flags[me] = 0
+	if failed {
+		flags[me] = 1
+	}
+	if err := x.c.c.ShmArrive(); err != nil {
+		return err
+	}
+	if !failed {
+		return nil
+	}
+	dst, _ := s.from(n, me, a.Root, a)
+	return cmaRecvRepair(x, dst, a.Root)
+}
+
+// cmaReadAll copies this rank's parts out of its peers' buffers, starting
+// with the next rank so that the ranks do not all read the same one first;
+// false if a read failed. recs is the data area with the peers' records.
+func cmaReadAll(x *collComm, s *cmaAlg, a *coll.Args, recs []byte) bool {
+	n, me := x.Size(), x.Rank()
+	for i := 1; i < n; i++ {
+		r := (me + i) % n
+		dst, off := s.from(n, me, r, a)
+		if len(dst) == 0 {
+			continue
+		}
+		if peerBuf(cmaRec(recs, r)).read(dst, off) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// cmaRepair sends the ranks whose reads failed their parts of this rank's
+// source, and, if this rank failed, receives its own parts, as messages.
+// flags[r] != 0: rank r failed. With sigs (the rooted case, where readers
+// that disagree with the root wait for nothing), only ranks whose
+// signature equals this rank's are sent to.
+func cmaRepair(x *collComm, s *cmaAlg, a *coll.Args, flags, sigs []byte) error {
+	n, me := x.Size(), x.Rank()
+	var reqs []coll.Request
+	var want []int
+	mine := func(r int) bool {
+		return sigs == nil || string(sigs[r*sigSize:(r+1)*sigSize]) == string(sigs[me*sigSize:(me+1)*sigSize])
+	}
+	for r := 0; r < n; r++ {
+		if r == me || flags[r] == 0 || !mine(r) {
+			continue
+		}
+		if part := s.to(n, me, r, a); len(part) > 0 {
+			q, err := x.Isend(part, r, cmaRepairTag)
+			if err != nil {
+				return err
+			}
+			reqs, want = append(reqs, q), append(want, -1)
+		}
+	}
+	if flags[me] != 0 {
+		for r := 0; r < n; r++ {
+			if dst, _ := s.from(n, me, r, a); r != me && len(dst) > 0 {
+				q, err := x.Irecv(dst, r, cmaRepairTag)
+				if err != nil {
+					return err
+				}
+				reqs, want = append(reqs, q), append(want, len(dst))
+			}
+		}
+	}
+	var first error
+	for i, q := range reqs {
+		got, err := q.Wait()
+		if err == nil && want[i] >= 0 && got != want[i] {
+			err = fmt.Errorf("%w: %d bytes arrived for a part of %d", coll.ErrMismatch, got, want[i])
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// cmaRecvRepair receives dst from rank r as a message: a reader of a rooted
+// call whose read failed.
+func cmaRecvRepair(x *collComm, dst []byte, r int) error {
+	got, err := x.Recv(dst, r, cmaRepairTag)
+	if err == nil && got != len(dst) {
+		err = fmt.Errorf("%w: %d bytes arrived for a part of %d", coll.ErrMismatch, got, len(dst))
+	}
+	return err
+}
+
+var cmaAlgs = []*cmaAlg{
+	{op: coll.OpBcast, rooted: true,
+		summary: "the root publishes its buffer and waits; every rank copies it straight out of the root's memory (process_vm_readv) and goes on",
+		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
+		sig:     func(_ int, a *coll.Args) int { return len(a.Recv) },
+		source: func(_, me int, a *coll.Args) []byte {
+			if me == a.Root {
+				return a.Recv
+			}
+			return nil
+		},
+		from: func(_, me, peer int, a *coll.Args) ([]byte, int) {
+			if peer != a.Root || me == a.Root {
+				return nil, 0
+			}
+			return a.Recv, 0
+		},
+		to: func(_, _, _ int, a *coll.Args) []byte { return a.Recv }},
+	{op: coll.OpScatter, rooted: true,
+		summary: "the root publishes its send buffer and waits; every rank copies its block straight out of the root's memory and goes on",
+		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
+		sig:     func(n int, a *coll.Args) int { return scatterBlock(n, a) },
+		source: func(_, me int, a *coll.Args) []byte {
+			if me == a.Root {
+				return a.Send
+			}
+			return nil
+		},
+		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
+			if peer != a.Root || me == a.Root {
+				return nil, 0
+			}
+			return a.Recv, me * len(a.Recv)
+		},
+		to: func(n, _, r int, a *coll.Args) []byte {
+			m := scatterBlock(n, a)
+			return a.Send[r*m : (r+1)*m]
+		},
+		local: func(n, me int, a *coll.Args) {
+			if a.Recv != nil { // nil: in place at the root
+				m := len(a.Recv)
+				copy(a.Recv, a.Send[me*m:(me+1)*m])
+			}
+		}},
+	{op: coll.OpGather,
+		summary: "every rank publishes its block; the root copies them all straight out of the ranks' memory; the ranks wait until it has",
+		cost:    "2 shared barriers + p·m copied once, by the root",
+		sig:     func(n int, a *coll.Args) int { return gatherBlock(n, a) },
+		source: func(_, me int, a *coll.Args) []byte {
+			if me == a.Root {
+				return nil
+			}
+			return a.Send
+		},
+		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
+			if me != a.Root {
+				return nil, 0
+			}
+			m := gatherBlock(n, a)
+			return a.Recv[peer*m : (peer+1)*m], 0
+		},
+		to: func(_, _, r int, a *coll.Args) []byte {
+			if r != a.Root {
+				return nil
+			}
+			return a.Send
+		},
+		local: func(_, me int, a *coll.Args) {
+			if me == a.Root && a.Send != nil { // nil: in place
+				copy(a.Recv[me*len(a.Send):], a.Send)
+			}
+		}},
+	{op: coll.OpAllgather,
+		summary: "every rank publishes its block; each copies every other block straight out of its owner's memory",
+		cost:    "2 shared barriers + (p−1)·m copied once per rank, all ranks at once",
+		sig:     func(_ int, a *coll.Args) int { return len(a.Recv) },
+		source:  ownBlock,
+		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
+			m := len(a.Recv) / n
+			return a.Recv[peer*m : (peer+1)*m], 0
+		},
+		to: func(n, me, _ int, a *coll.Args) []byte { return ownBlock(n, me, a) },
+		local: func(n, me int, a *coll.Args) {
+			if a.Send != nil {
+				copy(a.Recv[me*len(a.Send):], a.Send)
+			}
+		}},
+	{op: coll.OpAlltoall,
+		summary: "every rank publishes its send buffer; each copies its block of every other straight out of its owner's memory",
+		cost:    "2 shared barriers + (p−1)·m copied once per rank, all ranks at once",
+		sig:     func(_ int, a *coll.Args) int { return len(a.Recv) },
+		// In place, a rank's blocks are overwritten while its peers may
+		// still read them.
+		ok:     func(_ int, a *coll.Args) bool { return a.Send != nil },
+		source: func(_, _ int, a *coll.Args) []byte { return a.Send },
+		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
+			m := len(a.Recv) / n
+			return a.Recv[peer*m : (peer+1)*m], me * m
+		},
+		to: func(n, _, r int, a *coll.Args) []byte {
+			m := len(a.Send) / n
+			return a.Send[r*m : (r+1)*m]
+		},
+		local: func(n, me int, a *coll.Args) {
+			m := len(a.Recv) / n
+			copy(a.Recv[me*m:(me+1)*m], a.Send[me*m:])
+		}},
+}
+
+// ownBlock is this rank's block of Allgather: send, or in place its block
+// of recv.
+func ownBlock(n, me int, a *coll.Args) []byte {
+	if a.Send != nil {
+		return a.Send
+	}
+	m := len(a.Recv) / n
+	return a.Recv[me*m : (me+1)*m]
+}
