@@ -183,7 +183,8 @@ func defaultSelection(short bool) func(c *gompi.Comm) error {
 
 // everyAlgorithm makes a case for each registered algorithm of the
 // operations checkColls covers, run through the real runtime on 3 and 8
-// ranks. The shared-memory algorithms ("shm") live in the pure-Go runtime's
+// ranks. The shared-memory algorithms ("shm", and "cma", which copies
+// straight out of the peers' memory) live in the pure-Go runtime's
 // segment: left out over MPI, and skipped where a peer is reached otherwise
 // (GOMPI_TRANSPORT=tcp, several hosts).
 func everyAlgorithm() []Case {
@@ -192,11 +193,12 @@ func everyAlgorithm() []Case {
 	var cs []Case
 	for _, op := range ops {
 		for _, alg := range coll.Algorithms(op) {
-			if alg.Name == "shm" && gompi.Backend() != "go" {
+			shared := alg.Name == "shm" || alg.Name == "cma"
+			if shared && gompi.Backend() != "go" {
 				continue
 			}
 			cs = append(cs, Case{"EveryAlgorithm/" + string(op) + "/" + alg.Name, []int{3, 8}, func(c *gompi.Comm) error {
-				if alg.Name == "shm" {
+				if shared {
 					for r := 0; r < c.Size(); r++ {
 						if t := c.Transport(r); t != "self" && t != "shm" {
 							return fmt.Errorf("%w: rank %d is reached by %s, not shared memory", ErrSkip, r, t)
@@ -208,11 +210,21 @@ func everyAlgorithm() []Case {
 				}
 				defer c.SetAlgorithm(string(op), "")
 				sizes := []int{0, 5, 2000}
-				if alg.Name == "shm" {
+				switch alg.Name {
+				case "shm":
 					sizes = []int{0, 5, 40} // it must fit the scratch area
+				case "cma":
+					sizes = []int{0, 5, 2000, 25001} // single copy pays from tens of KiB
 				}
 				for _, n := range sizes {
 					if err := checkColls(c, n); err != nil {
+						if alg.Name == "cma" && errors.Is(err, gompi.ErrArg) {
+							// The ranks agreed at the first call that they
+							// cannot read each other's memory (the kernel
+							// refuses, or GOMPI_SHM_CMA_COLL=0): that call
+							// fell back, the named ones after it cannot.
+							return fmt.Errorf("%w: single copy is off here: %v", ErrSkip, err)
+						}
 						return fmt.Errorf("%s/%s: %w", op, alg.Name, err)
 					}
 				}
