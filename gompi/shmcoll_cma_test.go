@@ -310,3 +310,41 @@ func TestCMARefusedAtRunTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCMAMismatch: ranks that disagree on the size get ErrMismatch (the
+// rank that disagrees always; in the rooted Bcast the root too, since it
+// waits for every reader), nobody hangs, and the calls after it work.
+func TestCMAMismatch(t *testing.T) {
+	for _, op := range []string{"bcast", "allgather", "alltoall", "gather"} {
+		t.Run(op, func(t *testing.T) {
+			runCMATest(t, 4, func(c *Comm) error {
+				cma := WithAlgorithm("cma")
+				if err := c.Bcast(make([]byte, 10), 0, cma); err != nil { // agree first
+					return err
+				}
+				m := 70 << 10
+				if c.Rank() == 2 {
+					m += 8
+				}
+				var err error
+				switch op {
+				case "bcast":
+					err = c.Bcast(make([]byte, m), 0, cma)
+				case "allgather":
+					err = c.Allgather(make([]byte, m), make([]byte, 4*m), cma)
+				case "alltoall":
+					err = c.Alltoall(make([]byte, 4*m), make([]byte, 4*m), cma)
+				case "gather":
+					err = c.Gather(make([]byte, m), make([]byte, 4*m), 0, cma)
+				}
+				if (c.Rank() == 2 || c.Rank() == 0) && !errors.Is(err, ErrMismatch) {
+					return fmt.Errorf("%s with one rank's size different: %v on rank %d, want ErrMismatch", op, err, c.Rank())
+				}
+				if err != nil && !errors.Is(err, ErrMismatch) {
+					return err
+				}
+				return cmaCheck(c, 3, 100)
+			})
+		})
+	}
+}
