@@ -100,8 +100,27 @@ func (b remoteBuf) read(dst []byte, off int) error {
 	return err
 }
 
-// readRemote is shm.ReadRemote; tests replace it to refuse reads.
-var readRemote = shm.ReadRemote
+// write copies src into bytes [off, off+len(src)) of the peer's buffer (a
+// buffer the peer published for its peers to fill), with the same checks
+// as read.
+func (b remoteBuf) write(src []byte, off int) error {
+	if len(src) == 0 {
+		return nil
+	}
+	if off < 0 || off+len(src) > b.len || b.pid <= 0 {
+		return errCMARange
+	}
+	err := writeRemote(b.pid, src, b.addr+uint64(off))
+	runtime.KeepAlive(src)
+	return err
+}
+
+// readRemote and writeRemote are shm.ReadRemote and shm.WriteRemote; tests
+// replace them to refuse.
+var (
+	readRemote  = shm.ReadRemote
+	writeRemote = shm.WriteRemote
+)
 
 // The agreement. Whether one process may read another's memory is the
 // kernel's decision (ptrace access mode: Yama's ptrace_scope, seccomp,

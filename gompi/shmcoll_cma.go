@@ -17,14 +17,15 @@ import (
 //
 // Two shapes:
 //
-//   - rooted (Bcast, Scatter): only the root's buffer is read. The root
-//     publishes it, posts the step and waits until every reader has arrived;
-//     each reader waits for the root's post only, copies its part and
-//     arrives without waiting for the others. One step.
-//   - general (Gather, Allgather, Alltoall): every rank publishes its send
-//     buffer, all meet, each copies its parts, and a closing step keeps every
-//     read buffer alive until all are done; a rank whose buffer nobody reads
-//     (Gather's root) leaves the closing step open and goes on.
+//   - rooted (Bcast, Scatter, Gather): only the root's buffer is touched.
+//     The root publishes it, posts the step and waits until every other
+//     rank has arrived; each waits for the root's post only, copies its
+//     part out of it (Gather: into it, process_vm_writev) and arrives
+//     without waiting for the others. One step.
+//   - general (Allgather, Alltoall): every rank publishes its send buffer,
+//     all meet, each copies its parts, and a closing step keeps every read
+//     buffer alive until all are done; a rank whose buffer nobody reads
+//     leaves the closing step open and goes on.
 //
 // A read the kernel refuses at run time (the agreement at the first call
 // makes that rare) is not an error: the rank says so in the closing step,
@@ -36,6 +37,12 @@ type cmaAlg struct {
 	cost    string
 	// rooted: readers read only the root's buffer (one rooted step).
 	rooted bool
+	// push (rooted only): the other ranks write into the root's buffer
+	// instead of reading from it (Gather: they copy at the same time,
+	// where the root alone would copy every block in turn); from then
+	// gives what this rank writes and where, to what the root receives
+	// from r when r's write fails.
+	push bool
 	// sig is the size the signature carries (ranks that disagree get
 	// ErrMismatch).
 	sig func(n int, a *coll.Args) int
@@ -202,7 +209,8 @@ func cmaRooted(x *collComm, s *cmaAlg, a *coll.Args, data, src []byte) error {
 	if err := awaitRoot(x, a.Root); err != nil {
 		return err
 	}
-	failed := !cmaReadAll(x, s, a, data) // the step is not taken yet: its records are in data
+	// The step is not taken yet: its records are in data.
+	failed := !cmaReadAll(x, s, a, data)
 	flags[me] = 0
 	if failed {
 		flags[me] = 1
@@ -213,22 +221,27 @@ func cmaRooted(x *collComm, s *cmaAlg, a *coll.Args, data, src []byte) error {
 	if !failed {
 		return nil
 	}
-	dst, _ := s.from(n, me, a.Root, a)
-	return cmaRecvRepair(x, dst, a.Root)
+	part, _ := s.from(n, me, a.Root, a)
+	if s.push {
+		return x.Send(part, a.Root, cmaRepairTag)
+	}
+	return cmaRecvRepair(x, part, a.Root)
 }
 
-// cmaReadAll copies this rank's parts out of its peers' buffers, starting
+// cmaReadAll copies this rank's parts out of its peers' buffers (with push:
+// into them), starting
 // with the next rank so that the ranks do not all read the same one first;
 // false if a read failed. recs is the data area with the peers' records.
 func cmaReadAll(x *collComm, s *cmaAlg, a *coll.Args, recs []byte) bool {
 	n, me := x.Size(), x.Rank()
 	for i := 1; i < n; i++ {
 		r := (me + i) % n
-		dst, off := s.from(n, me, r, a)
-		if len(dst) == 0 {
+		part, off := s.from(n, me, r, a)
+		if len(part) == 0 {
 			continue
 		}
-		if peerBuf(cmaRec(recs, r)).read(dst, off) != nil {
+		b := peerBuf(cmaRec(recs, r))
+		if s.push && b.write(part, off) != nil || !s.push && b.read(part, off) != nil {
 			return false
 		}
 	}
@@ -252,11 +265,19 @@ func cmaRepair(x *collComm, s *cmaAlg, a *coll.Args, flags, sigs []byte) error {
 			continue
 		}
 		if part := s.to(n, me, r, a); len(part) > 0 {
-			q, err := x.Isend(part, r, cmaRepairTag)
+			var q coll.Request
+			var err error
+			if s.push { // the root receives what r failed to write
+				q, err = x.Irecv(part, r, cmaRepairTag)
+				want = append(want, len(part))
+			} else {
+				q, err = x.Isend(part, r, cmaRepairTag)
+				want = append(want, -1)
+			}
 			if err != nil {
 				return err
 			}
-			reqs, want = append(reqs, q), append(want, -1)
+			reqs = append(reqs, q)
 		}
 	}
 	if flags[me] != 0 {
@@ -337,31 +358,28 @@ var cmaAlgs = []*cmaAlg{
 				copy(a.Recv, a.Send[me*m:(me+1)*m])
 			}
 		}},
-	{op: coll.OpGather,
-		summary: "every rank publishes its block; the root copies them all straight out of the ranks' memory; the ranks wait until it has",
-		cost:    "2 shared barriers + p·m copied once, by the root",
+	{op: coll.OpGather, rooted: true, push: true,
+		summary: "the root publishes its receive buffer and waits; every rank writes its block straight into the root's memory (process_vm_writev) and goes on",
+		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
 		sig:     func(n int, a *coll.Args) int { return gatherBlock(n, a) },
 		source: func(_, me int, a *coll.Args) []byte {
 			if me == a.Root {
-				return nil
+				return a.Recv
 			}
-			return a.Send
+			return nil
 		},
-		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
-			if me != a.Root {
+		from: func(_, me, peer int, a *coll.Args) ([]byte, int) {
+			if peer != a.Root || me == a.Root {
 				return nil, 0
 			}
-			m := gatherBlock(n, a)
-			return a.Recv[peer*m : (peer+1)*m], 0
+			return a.Send, me * len(a.Send)
 		},
-		to: func(_, _, r int, a *coll.Args) []byte {
-			if r != a.Root {
-				return nil
-			}
-			return a.Send
+		to: func(n, _, r int, a *coll.Args) []byte {
+			m := gatherBlock(n, a)
+			return a.Recv[r*m : (r+1)*m]
 		},
 		local: func(_, me int, a *coll.Args) {
-			if me == a.Root && a.Send != nil { // nil: in place
+			if a.Send != nil { // nil: in place
 				copy(a.Recv[me*len(a.Send):], a.Send)
 			}
 		}},

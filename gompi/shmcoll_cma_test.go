@@ -23,22 +23,32 @@ var (
 )
 
 func init() {
-	real := readRemote
+	realRead, realWrite := readRemote, writeRemote
 	readRemote = func(pid int, dst []byte, addr uint64) error {
-		switch refuseMode.Load() {
-		case 1:
+		if refused() {
 			return shm.ErrCMARefused
-		case 2:
-			if refuseCount.Add(1)%2 == 0 {
-				return shm.ErrCMARefused
-			}
-		case 3:
-			if refuseCount.Add(1) == 1 {
-				return shm.ErrCMARefused
-			}
 		}
-		return real(pid, dst, addr)
+		return realRead(pid, dst, addr)
 	}
+	writeRemote = func(pid int, src []byte, addr uint64) error {
+		if refused() {
+			return shm.ErrCMARefused
+		}
+		return realWrite(pid, src, addr)
+	}
+}
+
+// refused says whether the next read or write is refused.
+func refused() bool {
+	switch refuseMode.Load() {
+	case 1:
+		return true
+	case 2:
+		return refuseCount.Add(1)%2 == 0
+	case 3:
+		return refuseCount.Add(1) == 1
+	}
+	return false
 }
 
 func runCMATest(t *testing.T, n int, fn func(c *Comm) error) {

@@ -47,3 +47,29 @@ func ReadRemote(pid int, dst []byte, addr uint64) error {
 // may otherwise, and ranks are siblings. It changes nothing where Yama is
 // off or stricter; errors (no Yama) are ignored.
 func AllowPeerReads() { _ = unix.Prctl(unix.PR_SET_PTRACER, unix.PR_SET_PTRACER_ANY, 0, 0, 0) }
+
+// WriteRemote copies src into address addr of process pid: the single copy
+// of a collective whose ranks push their blocks into the root's buffer.
+func WriteRemote(pid int, src []byte, addr uint64) error {
+	for len(src) > 0 {
+		local := []unix.Iovec{{Base: &src[0]}}
+		local[0].SetLen(len(src))
+		remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
+		n, err := unix.ProcessVMWritev(pid, local, remote, 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EPERM || err == unix.ENOSYS || err == unix.EACCES:
+			return fmt.Errorf("%w: %v", ErrCMARefused, err)
+		case err == unix.ESRCH:
+			return ErrPeerGone
+		case err != nil:
+			return fmt.Errorf("shm: process_vm_writev to pid %d: %w", pid, err)
+		case n == 0:
+			return fmt.Errorf("shm: process_vm_writev to pid %d made no progress", pid)
+		}
+		src = src[n:]
+		addr += uint64(n)
+	}
+	return nil
+}

@@ -14,3 +14,6 @@ func ReadRemote(pid int, dst []byte, addr uint64) error { return ErrCMARefused }
 
 // AllowPeerReads does nothing off Linux.
 func AllowPeerReads() {}
+
+// WriteRemote is not available off Linux.
+func WriteRemote(pid int, src []byte, addr uint64) error { return ErrCMARefused }
