@@ -319,35 +319,15 @@ var cmaAlgs = []*cmaAlg{
 		summary: "the root publishes its buffer and waits; every rank copies it straight out of the root's memory (process_vm_readv) and goes on",
 		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
 		sig:     func(_ int, a *coll.Args) int { return len(a.Recv) },
-		source: func(_, me int, a *coll.Args) []byte {
-			if me == a.Root {
-				return a.Recv
-			}
-			return nil
-		},
-		from: func(_, me, peer int, a *coll.Args) ([]byte, int) {
-			if peer != a.Root || me == a.Root {
-				return nil, 0
-			}
-			return a.Recv, 0
-		},
-		to: func(_, _, _ int, a *coll.Args) []byte { return a.Recv }},
+		source:  atRoot(func(a *coll.Args) []byte { return a.Recv }),
+		from:    withRoot(func(_ int, a *coll.Args) ([]byte, int) { return a.Recv, 0 }),
+		to:      func(_, _, _ int, a *coll.Args) []byte { return a.Recv }},
 	{op: coll.OpScatter, rooted: true,
 		summary: "the root publishes its send buffer and waits; every rank copies its block straight out of the root's memory and goes on",
 		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
 		sig:     func(n int, a *coll.Args) int { return scatterBlock(n, a) },
-		source: func(_, me int, a *coll.Args) []byte {
-			if me == a.Root {
-				return a.Send
-			}
-			return nil
-		},
-		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
-			if peer != a.Root || me == a.Root {
-				return nil, 0
-			}
-			return a.Recv, me * len(a.Recv)
-		},
+		source:  atRoot(func(a *coll.Args) []byte { return a.Send }),
+		from:    withRoot(func(me int, a *coll.Args) ([]byte, int) { return a.Recv, me * len(a.Recv) }),
 		to: func(n, _, r int, a *coll.Args) []byte {
 			m := scatterBlock(n, a)
 			return a.Send[r*m : (r+1)*m]
@@ -362,18 +342,8 @@ var cmaAlgs = []*cmaAlg{
 		summary: "the root publishes its receive buffer and waits; every rank writes its block straight into the root's memory (process_vm_writev) and goes on",
 		cost:    "1 shared barrier + 1 copy of m per rank, all ranks at once",
 		sig:     func(n int, a *coll.Args) int { return gatherBlock(n, a) },
-		source: func(_, me int, a *coll.Args) []byte {
-			if me == a.Root {
-				return a.Recv
-			}
-			return nil
-		},
-		from: func(_, me, peer int, a *coll.Args) ([]byte, int) {
-			if peer != a.Root || me == a.Root {
-				return nil, 0
-			}
-			return a.Send, me * len(a.Send)
-		},
+		source:  atRoot(func(a *coll.Args) []byte { return a.Recv }),
+		from:    withRoot(func(me int, a *coll.Args) ([]byte, int) { return a.Send, me * len(a.Send) }),
 		to: func(n, _, r int, a *coll.Args) []byte {
 			m := gatherBlock(n, a)
 			return a.Recv[r*m : (r+1)*m]
@@ -418,6 +388,28 @@ var cmaAlgs = []*cmaAlg{
 			m := len(a.Recv) / n
 			copy(a.Recv[me*m:(me+1)*m], a.Send[me*m:])
 		}},
+}
+
+// atRoot is the source of a rooted algorithm: buf at the root, nothing
+// elsewhere.
+func atRoot(buf func(a *coll.Args) []byte) func(n, me int, a *coll.Args) []byte {
+	return func(_, me int, a *coll.Args) []byte {
+		if me != a.Root {
+			return nil
+		}
+		return buf(a)
+	}
+}
+
+// withRoot is the from of a rooted algorithm: part on a rank other than
+// the root, for the root only.
+func withRoot(part func(me int, a *coll.Args) ([]byte, int)) func(n, me, peer int, a *coll.Args) ([]byte, int) {
+	return func(_, me, peer int, a *coll.Args) ([]byte, int) {
+		if peer != a.Root || me == a.Root {
+			return nil, 0
+		}
+		return part(me, a)
+	}
 }
 
 // ownBlock is this rank's block of Allgather: send, or in place its block

@@ -19,11 +19,24 @@ var ErrPeerGone = errors.New("shm: peer process gone")
 // with one system call per chunk the kernel accepts: the single copy of the
 // rendezvous protocol.
 func ReadRemote(pid int, dst []byte, addr uint64) error {
-	for len(dst) > 0 {
-		local := []unix.Iovec{{Base: &dst[0]}}
-		local[0].SetLen(len(dst))
-		remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(dst)}}
-		n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	return remoteCopy(pid, dst, addr, unix.ProcessVMReadv, "process_vm_readv from")
+}
+
+// WriteRemote copies src into address addr of process pid: the single copy
+// of a collective whose ranks push their blocks into the root's buffer.
+func WriteRemote(pid int, src []byte, addr uint64) error {
+	return remoteCopy(pid, src, addr, unix.ProcessVMWritev, "process_vm_writev to")
+}
+
+// remoteCopy moves buf to or from addr of process pid with call, chunk by
+// chunk as the kernel accepts them.
+func remoteCopy(pid int, buf []byte, addr uint64,
+	call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), what string) error {
+	for len(buf) > 0 {
+		local := []unix.Iovec{{Base: &buf[0]}}
+		local[0].SetLen(len(buf))
+		remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
+		n, err := call(pid, local, remote, 0)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -32,11 +45,11 @@ func ReadRemote(pid int, dst []byte, addr uint64) error {
 		case err == unix.ESRCH:
 			return ErrPeerGone
 		case err != nil:
-			return fmt.Errorf("shm: process_vm_readv from pid %d: %w", pid, err)
+			return fmt.Errorf("shm: %s pid %d: %w", what, pid, err)
 		case n == 0:
-			return fmt.Errorf("shm: process_vm_readv from pid %d made no progress", pid)
+			return fmt.Errorf("shm: %s pid %d made no progress", what, pid)
 		}
-		dst = dst[n:]
+		buf = buf[n:]
 		addr += uint64(n)
 	}
 	return nil
@@ -47,29 +60,3 @@ func ReadRemote(pid int, dst []byte, addr uint64) error {
 // may otherwise, and ranks are siblings. It changes nothing where Yama is
 // off or stricter; errors (no Yama) are ignored.
 func AllowPeerReads() { _ = unix.Prctl(unix.PR_SET_PTRACER, unix.PR_SET_PTRACER_ANY, 0, 0, 0) }
-
-// WriteRemote copies src into address addr of process pid: the single copy
-// of a collective whose ranks push their blocks into the root's buffer.
-func WriteRemote(pid int, src []byte, addr uint64) error {
-	for len(src) > 0 {
-		local := []unix.Iovec{{Base: &src[0]}}
-		local[0].SetLen(len(src))
-		remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(src)}}
-		n, err := unix.ProcessVMWritev(pid, local, remote, 0)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EPERM || err == unix.ENOSYS || err == unix.EACCES:
-			return fmt.Errorf("%w: %v", ErrCMARefused, err)
-		case err == unix.ESRCH:
-			return ErrPeerGone
-		case err != nil:
-			return fmt.Errorf("shm: process_vm_writev to pid %d: %w", pid, err)
-		case n == 0:
-			return fmt.Errorf("shm: process_vm_writev to pid %d made no progress", pid)
-		}
-		src = src[n:]
-		addr += uint64(n)
-	}
-	return nil
-}
