@@ -38,10 +38,16 @@ func installCollectives() error {
 	if err := registerShm(); err != nil {
 		return err
 	}
+	if err := registerCMARed(); err != nil {
+		return err
+	}
 	if nativeColl {
 		return nil
 	}
-	return preferShmWhereFaster()
+	if err := preferShmWhereFaster(); err != nil {
+		return err
+	}
+	return preferCMARedWhereFaster()
 }
 
 func init() {
