@@ -409,6 +409,9 @@ func cmaScan(inclusive bool) func(x *collComm, a *coll.Args, data []byte) error 
 	}
 	return func(x *collComm, a *coll.Args, data []byte) error {
 		n, me := x.Size(), x.Rank()
+		if n == 2 {
+			return cmaScan2(x, a, data, op, inclusive)
+		}
 		in := contribution(a)
 		off := elemOffsets(len(a.Recv), a.Op.ElemSize, n)
 		lo, hi := off[me], off[me+1]
@@ -459,4 +462,49 @@ func cmaScan(inclusive bool) func(x *collComm, a *coll.Args, data []byte) error 
 		redScratch.Put(s)
 		return nil
 	}
+}
+
+// cmaScan2 is Scan and Exscan on two ranks: rank 1 reads rank 0's vector
+// and folds it into its own (Exscan: reads it into recv), rank 0 keeps its
+// own (Exscan: nothing); one read, one fold and two steps instead of the
+// transpose's three. Nobody reads rank 1's buffers, so it leaves without
+// waiting for rank 0.
+func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusive bool) error {
+	in := contribution(a)
+	recs, ran, err := redStart(x, op, a, data, in, nil)
+	if ran {
+		return err
+	}
+	if x.Rank() == 0 {
+		if inclusive && a.Send != nil {
+			copy(a.Recv, in)
+		}
+		if err := redClose(x, nil, true); err != nil {
+			return err
+		}
+		runtime.KeepAlive(in)
+		return nil
+	}
+	v0 := recs[0]
+	if !inclusive {
+		err = v0.read(a.Recv, 0)
+		return redClose(x, err, false)
+	}
+	if a.Send != nil {
+		copy(a.Recv, in)
+	}
+	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
+	tmp := getRedScratch(min(len(a.Recv), piece))
+	for off := 0; off < len(a.Recv) && err == nil; off += piece {
+		acc := a.Recv[off:min(off+piece, len(a.Recv))]
+		t := (*tmp)[:len(acc)]
+		if err = v0.read(t, off); err == nil {
+			a.Op.Apply(t, acc)
+		}
+	}
+	if err = redClose(x, err, false); err != nil {
+		return err
+	}
+	redScratch.Put(tmp)
+	return nil
 }
