@@ -61,8 +61,11 @@ func getRedScratch(n int) *[]byte {
 type redAlg struct {
 	shmAlg
 	// minBytes: selection tries "cma" first for calls of at least this many
-	// bytes (coll.Operation.SizeMeaning).
-	minBytes int
+	// bytes (coll.Operation.SizeMeaning); on two ranks, where the
+	// rendezvous is one handshake per message and not a wake-up per step,
+	// from minBytes2. Measured: docs/PERFORMANCE.md, "Large reductions by
+	// single copy".
+	minBytes, minBytes2 int
 }
 
 // redRecords is the scratch the records take: two per rank (its input and
@@ -74,27 +77,27 @@ var redAlgs = []*redAlg{
 	{shmAlg: shmAlg{op: coll.OpAllreduce,
 		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order, then reads every other reduced block from its owner",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaAllreduce}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaAllreduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduce,
 		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order; the root reads the reduced blocks",
 		cost:    "3 shared barriers + ((p−1)/p)m read per rank + ((p−1)/p)m more at the root + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaReduce}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaReduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatter,
 		summary: "single copy: rank i reads its block of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank (equal counts)",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatterBlock,
 		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpScan,
 		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaScan(true)}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaScan(true)}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpExscan,
 		summary: "single copy: as Scan, with the prefixes of ranks 0..k−1",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaScan(false)}, minBytes: 64 << 10},
+		need:    redRecords, run: cmaScan(false)}, minBytes: 16 << 10, minBytes2: 64 << 10},
 }
 
 // registerCMARed adds the single-copy reductions to coll's registry under
@@ -128,7 +131,7 @@ func registerCMARed() error {
 // calls redAlgs says it wins; every other call keeps the rule it matched.
 func preferCMARedWhereFaster() error {
 	for _, s := range redAlgs {
-		if err := preferAbove(s.op, "cma", s.minBytes); err != nil {
+		if err := preferAbove(s.op, "cma", s.minBytes, s.minBytes2); err != nil {
 			return err
 		}
 	}
@@ -136,16 +139,29 @@ func preferCMARedWhereFaster() error {
 }
 
 // preferAbove rewrites op's table so that calls of at least minBytes try
-// name first: the old rules come first restricted to smaller calls, then
-// the old rules with name in front.
-func preferAbove(op coll.Operation, name string, minBytes int) error {
+// name first, and on two ranks only calls of at least minBytes2: the old
+// rules come first restricted to smaller calls (then, on two ranks, to
+// calls below minBytes2), then the old rules with name in front.
+func preferAbove(op coll.Operation, name string, minBytes, minBytes2 int) error {
 	old := coll.Table(op)
+	below := func(r coll.Rule, limit int) coll.Rule {
+		if r.MaxBytes == 0 || r.MaxBytes > limit-1 {
+			r.MaxBytes = limit - 1
+		}
+		return r
+	}
 	var rules []coll.Rule
 	for _, r := range old {
-		if r.MaxBytes == 0 || r.MaxBytes > minBytes-1 {
-			r.MaxBytes = minBytes - 1
+		rules = append(rules, below(r, minBytes))
+	}
+	if minBytes2 > minBytes {
+		for _, r := range old {
+			r = below(r, minBytes2)
+			if r.MaxRanks == 0 || r.MaxRanks > 2 {
+				r.MaxRanks = 2
+			}
+			rules = append(rules, r)
 		}
-		rules = append(rules, r)
 	}
 	for _, r := range old {
 		r.Use = withFirst(name, r.Use)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/gompi/gompi/coll"
 )
 
 // affine is an element whose operator is not commutative: (A, B) is the map
@@ -291,6 +293,26 @@ func TestCMAReductionReadFails(t *testing.T) {
 		}
 		if failed.Load() != 4 {
 			t.Errorf("%s: %d of 4 ranks reported the failed read, want 4", op, failed.Load())
+		}
+	}
+}
+
+// TestCMAReductionsPreferred: the selection table tries "cma" first from
+// 16 KiB on three ranks or more and from 64 KiB on two, and leaves smaller
+// calls to the algorithms they had.
+func TestCMAReductionsPreferred(t *testing.T) {
+	for _, s := range redAlgs {
+		for _, c := range []struct {
+			n, bytes int
+			cma      bool
+		}{
+			{2, 8, false}, {2, 16 << 10, false}, {2, 64<<10 - 1, false}, {2, 64 << 10, true}, {2, 1 << 20, true},
+			{3, 16<<10 - 1, false}, {3, 16 << 10, true}, {8, 16 << 10, true}, {8, 8 << 20, true}, {8, 1 << 10, false},
+		} {
+			got := coll.Select(s.op, c.n, c.bytes)
+			if (got == "cma") != c.cma {
+				t.Errorf("%s on %d ranks, %d bytes: selection tries %q first", s.op, c.n, c.bytes, got)
+			}
 		}
 	}
 }
