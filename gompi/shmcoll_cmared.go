@@ -2,6 +2,7 @@ package gompi
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -40,20 +41,28 @@ const redPiece = 128 << 10
 
 // redScratch holds buffers of this file's algorithms, as coll's scratch
 // pool does for the point-to-point ones: fresh memory on every call costs
-// page faults, which are dear on this VM. A buffer goes back only after a
-// call that succeeded (a failed call may leave a peer reading it).
-var redScratch sync.Pool // of *[]byte
+// page faults, which are dear on this VM. One pool per power of two, since
+// a call takes buffers of different sizes (a block and a fold piece): with
+// one pool a call would often get back a buffer too small for its block and
+// allocate afresh. A buffer goes back only after a call that succeeded (a
+// failed call may leave a peer reading it).
+var redScratch [64]sync.Pool // of *[]byte, class k holding cap 2^k
 
 func getRedScratch(n int) *[]byte {
-	b, _ := redScratch.Get().(*[]byte)
+	k := bits.Len(uint(max(n, 1) - 1))
+	b, _ := redScratch[k].Get().(*[]byte)
 	if b == nil {
 		b = new([]byte)
-	}
-	if cap(*b) < n {
-		*b = make([]byte, n)
+		*b = make([]byte, 1<<k)
 	}
 	*b = (*b)[:n]
 	return b
+}
+
+func putRedScratch(held ...*[]byte) {
+	for _, b := range held {
+		redScratch[bits.Len(uint(cap(*b)-1))].Put(b)
+	}
 }
 
 // redAlg is one single-copy reduction: the shmAlg (for runShm) and where
@@ -311,14 +320,8 @@ func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
 		return err
 	}
 	runtime.KeepAlive(in)
-	putRedScratch(held)
+	putRedScratch(held...)
 	return nil
-}
-
-func putRedScratch(held []*[]byte) {
-	for _, s := range held {
-		redScratch.Put(s)
-	}
 }
 
 // cmaReduce: phase 1 into this rank's block (the root's in its recv, the
@@ -364,7 +367,7 @@ func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
 		return err
 	}
 	runtime.KeepAlive(in)
-	putRedScratch(held)
+	putRedScratch(held...)
 	return nil
 }
 
@@ -411,7 +414,7 @@ func cmaReduceScatter(x *collComm, a *coll.Args, data []byte) error {
 		copy(a.Recv[:hi-lo], out)
 	}
 	runtime.KeepAlive(in)
-	putRedScratch(held)
+	putRedScratch(held...)
 	return nil
 }
 
@@ -475,7 +478,7 @@ func cmaScan(inclusive bool) func(x *collComm, a *coll.Args, data []byte) error 
 			return err
 		}
 		runtime.KeepAlive(in)
-		redScratch.Put(s)
+		putRedScratch(s)
 		return nil
 	}
 }
@@ -521,6 +524,6 @@ func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusi
 	if err = redClose(x, err, false); err != nil {
 		return err
 	}
-	redScratch.Put(tmp)
+	putRedScratch(tmp)
 	return nil
 }
