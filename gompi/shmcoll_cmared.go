@@ -25,11 +25,13 @@ import (
 //   - Allreduce: after a step, rank i reads every reduced block j from rank
 //     j's receive buffer (an allgather by reads).
 //   - Reduce: the same, but only the root reads (the others' blocks wait in
-//     scratch buffers).
+//     scratch buffers); on two ranks the root reads the other's vector and
+//     folds it (cmaReduce2), in two steps instead of three.
 //   - Scan, Exscan: rank i keeps every prefix of block i (v₀∘…∘v_k for each
 //     k); after a step rank k reads its prefix of every block from the rank
 //     that owns it (a transpose): about 2m read and (p−1)/p·m folded per
-//     rank, where a chain or recursive doubling folds up to log p times m.
+//     rank, where a chain or recursive doubling folds up to log p times m;
+//     on two ranks rank 1 reads rank 0's vector (cmaScan2).
 //
 // A read that fails at run time (after the communicator agreed that every
 // rank may read every other, cmaAgree) is reported in the closing step, and
@@ -88,7 +90,7 @@ var redAlgs = []*redAlg{
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaAllreduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduce,
-		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order; the root reads the reduced blocks",
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order; the root reads the reduced blocks (two ranks: the root reads the other's vector and folds it)",
 		cost:    "3 shared barriers + ((p−1)/p)m read per rank + ((p−1)/p)m more at the root + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaReduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatter,
@@ -100,7 +102,7 @@ var redAlgs = []*redAlg{
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpScan,
-		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner",
+		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner (two ranks: rank 1 reads rank 0's vector)",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaScan(true)}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpExscan,
@@ -328,6 +330,9 @@ func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
 // others' in scratch), then the root reads the others' blocks.
 func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
 	n, me := x.Size(), x.Rank()
+	if n == 2 {
+		return cmaReduce2(x, a, data)
+	}
 	in := contribution(a)
 	m := len(in)
 	off := elemOffsets(m, a.Op.ElemSize, n)
@@ -519,6 +524,48 @@ func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusi
 		t := (*tmp)[:len(acc)]
 		if err = v0.read(t, off); err == nil {
 			a.Op.Apply(t, acc)
+		}
+	}
+	if err = redClose(x, err, false); err != nil {
+		return err
+	}
+	putRedScratch(tmp)
+	return nil
+}
+
+// cmaReduce2 is Reduce on two ranks: the root reads the other rank's vector
+// in pieces and folds it with its own, in rank order; two steps, and the
+// root leaves as soon as it has read (nobody reads its buffers).
+func cmaReduce2(x *collComm, a *coll.Args, data []byte) error {
+	in := contribution(a)
+	recs, ran, err := redStart(x, coll.OpReduce, a, data, in, nil)
+	if ran {
+		return err
+	}
+	if x.Rank() != a.Root {
+		if err := redClose(x, nil, true); err != nil {
+			return err
+		}
+		runtime.KeepAlive(in)
+		return nil
+	}
+	other := recs[2*(1-a.Root)]
+	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
+	tmp := getRedScratch(min(len(in), piece))
+	for off := 0; off < len(in) && err == nil; off += piece {
+		end := min(off+piece, len(in))
+		t := (*tmp)[:end-off]
+		if err = other.read(t, off); err != nil {
+			break
+		}
+		if a.Root == 1 { // v₀ ∘ v₁: the read vector is the left operand
+			if a.Send != nil {
+				copy(a.Recv[off:end], in[off:end])
+			}
+			a.Op.Apply(t, a.Recv[off:end])
+		} else { // in may be recv (in place): fold into t, then copy
+			a.Op.Apply(in[off:end], t)
+			copy(a.Recv[off:end], t)
 		}
 	}
 	if err = redClose(x, err, false); err != nil {
