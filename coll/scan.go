@@ -8,8 +8,11 @@ package coll
 // of its aligned run of 2^k ranks ("partial"); a rank that hears from a lower
 // run adds it on the left of both its partial and its result, one that hears
 // from a higher run only to its partial. ⌈log₂p⌉ rounds, any p, any op.
+// In the last round partials are not needed after it, so only the lower
+// rank of a pair sends and only the higher one folds: on two ranks the scan
+// is one message and one fold, not an exchange and three folds.
 //
-// Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉(α + mβ + 2mγ).
+// Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉(α + mβ + 2mγ) − mγ at most.
 func scanRecursiveDoubling(p *proc, send, recv []byte, op Op, inclusive bool, tag int) {
 	r := p.rank
 	partialS, tmpS := getScratch(len(send)), getScratch(len(send))
@@ -25,7 +28,15 @@ func scanRecursiveDoubling(p *proc, send, recv []byte, op Op, inclusive bool, ta
 		if partner >= p.size {
 			continue
 		}
-		p.sendrecv(partial, partner, tmp, partner, tag)
+		if mask*2 >= p.size { // the last round: partials are not needed after it
+			if partner > r {
+				p.send(partial, partner, tag) // the lower run's prefix, for the higher
+				continue
+			}
+			p.recv(tmp, partner, tag)
+		} else {
+			p.sendrecv(partial, partner, tmp, partner, tag)
+		}
 		if partner > r {
 			op.combineLow(partial, tmp)
 			continue
@@ -36,7 +47,9 @@ func scanRecursiveDoubling(p *proc, send, recv []byte, op Op, inclusive bool, ta
 			copy(recv, tmp)
 			have = true
 		}
-		op.Apply(tmp, partial)
+		if mask*2 < p.size {
+			op.Apply(tmp, partial)
+		}
 	}
 }
 

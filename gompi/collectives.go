@@ -41,13 +41,19 @@ func installCollectives() error {
 	if err := registerCMA(); err != nil {
 		return err
 	}
+	if err := registerCMARed(); err != nil {
+		return err
+	}
 	if nativeColl {
 		return nil
 	}
 	if err := preferShmWhereFaster(); err != nil {
 		return err
 	}
-	return preferCMAWhereFaster()
+	if err := preferCMAWhereFaster(); err != nil {
+		return err
+	}
+	return preferCMARedWhereFaster()
 }
 
 func init() {

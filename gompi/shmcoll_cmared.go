@@ -1,0 +1,576 @@
+package gompi
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+
+	"github.com/gompi/gompi/coll"
+)
+
+// Single-copy shared-memory reductions ("cma"): the large reductions with
+// their data read straight out of the peers' buffers (shmcma.go has the
+// protocol: publish, meet, read, close). The point-to-point algorithms move
+// a large vector log p times through the rendezvous, each time with its own
+// handshake, and fold it as often; here every byte crosses once per phase
+// and each rank folds only its share.
+//
+// The vector is cut into p blocks on element boundaries (Reduce_scatter:
+// the counts). Phase 1, a reduce-scatter by reads: rank i reads block i of
+// every peer's input and folds them, in rank order, so that
+// non-commutative operators get their operands as they should. Then, by
+// operation:
+//   - Reduce_scatter(_block): nothing more; block i is rank i's result.
+//   - Allreduce: after a step, rank i reads every reduced block j from rank
+//     j's receive buffer (an allgather by reads).
+//   - Reduce: the same, but only the root reads (the others' blocks wait in
+//     scratch buffers); on two ranks the root reads the other's vector and
+//     folds it (cmaReduce2), in two steps instead of three.
+//   - Scan, Exscan: rank i keeps every prefix of block i (v₀∘…∘v_k for each
+//     k); after a step rank k reads its prefix of every block from the rank
+//     that owns it (a transpose): about 2m read and (p−1)/p·m folded per
+//     rank, where a chain or recursive doubling folds up to log p times m;
+//     on two ranks rank 1 reads rank 0's vector (cmaScan2).
+//
+// A read that fails at run time (after the communicator agreed that every
+// rank may read every other, cmaAgree) is reported in the closing step, and
+// every rank returns an error rather than a result that is wrong.
+
+// redPiece bounds the bytes folded at a time in phase 1, so that the block
+// just read is still in cache when it is folded.
+const redPiece = 128 << 10
+
+// redScratch holds buffers of this file's algorithms, as coll's scratch
+// pool does for the point-to-point ones: fresh memory on every call costs
+// page faults, which are dear on this VM. One pool per power of two, since
+// a call takes buffers of different sizes (a block and a fold piece): with
+// one pool a call would often get back a buffer too small for its block and
+// allocate afresh. A buffer goes back only after a call that succeeded (a
+// failed call may leave a peer reading it).
+var redScratch [64]sync.Pool // of *[]byte, class k holding cap 2^k
+
+func getRedScratch(n int) *[]byte {
+	k := bits.Len(uint(max(n, 1) - 1))
+	b, _ := redScratch[k].Get().(*[]byte)
+	if b == nil {
+		b = new([]byte)
+		*b = make([]byte, 1<<k)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+func putRedScratch(held ...*[]byte) {
+	for _, b := range held {
+		redScratch[bits.Len(uint(cap(*b)-1))].Put(b)
+	}
+}
+
+// redAlg is one single-copy reduction: the shmAlg (for runShm) and where
+// selection prefers it.
+type redAlg struct {
+	shmAlg
+	// minBytes: selection tries "cma" first for calls of at least this many
+	// bytes (coll.Operation.SizeMeaning); on two ranks, where the
+	// rendezvous is one handshake per message and not a wake-up per step,
+	// from minBytes2. Measured: docs/PERFORMANCE.md, "Large reductions by
+	// single copy".
+	minBytes, minBytes2 int
+}
+
+// redRecords is the scratch the records take: two per rank (its input and
+// the buffer the others read in phase 2), and a flag per rank (cmaAgree,
+// cmaClose).
+func redRecords(n int, _ *coll.Args) int { return max(2*n*cmaRecSize, n) }
+
+var redAlgs = []*redAlg{
+	{shmAlg: shmAlg{op: coll.OpAllreduce,
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order, then reads every other reduced block from its owner",
+		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
+		need:    redRecords, run: cmaAllreduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
+	{shmAlg: shmAlg{op: coll.OpReduce,
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order; the root reads the reduced blocks (two ranks: the root reads the other's vector and folds it)",
+		cost:    "3 shared barriers + ((p−1)/p)m read per rank + ((p−1)/p)m more at the root + ((p−1)/p)m reduced per rank",
+		need:    redRecords, run: cmaReduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
+	{shmAlg: shmAlg{op: coll.OpReduceScatter,
+		summary: "single copy: rank i reads its block of every peer's vector and folds them in rank order",
+		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank (equal counts)",
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+	{shmAlg: shmAlg{op: coll.OpReduceScatterBlock,
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order",
+		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank",
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+	{shmAlg: shmAlg{op: coll.OpScan,
+		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner (two ranks: rank 1 reads rank 0's vector)",
+		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
+		need:    redRecords, run: cmaScan(true)}, minBytes: 16 << 10, minBytes2: 64 << 10},
+	{shmAlg: shmAlg{op: coll.OpExscan,
+		summary: "single copy: as Scan, with the prefixes of ranks 0..k−1",
+		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
+		need:    redRecords, run: cmaScan(false)}, minBytes: 16 << 10, minBytes2: 64 << 10},
+}
+
+// registerCMARed adds the single-copy reductions to coll's registry under
+// the name "cma". Like "shm" they run only on the runtime's own
+// communicators, for blocking calls, with at least two ranks on one host;
+// and not once the communicator's ranks have agreed that single copy does
+// not work there (cmaAgree).
+func registerCMARed() error {
+	for _, s := range redAlgs {
+		err := coll.Register(coll.Algorithm{
+			Op: s.op, Name: "cma", Summary: s.summary,
+			Cost:        coll.Cost{Formula: s.cost},
+			Constraints: "all ranks on one host, at least 2; blocking calls; the kernel lets the ranks read each other's memory (process_vm_readv); large vectors",
+			Available: func(c coll.Comm, a *coll.Args) bool {
+				x, ok := c.(*collComm)
+				if !ok || x.nonblocking || x.Size() < 2 || x.c.cma.Load() == cmaOff {
+					return false
+				}
+				return x.Size()*sigSize+s.need(x.Size(), a) <= x.c.c.ShmCapacity()
+			},
+			Run: func(c coll.Comm, a *coll.Args) error { return runShm(c.(*collComm), &s.shmAlg, a) },
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preferCMARedWhereFaster puts "cma" first in the selection table for the
+// calls redAlgs says it wins; every other call keeps the rule it matched.
+func preferCMARedWhereFaster() error {
+	for _, s := range redAlgs {
+		if err := preferAbove(s.op, "cma", s.minBytes, s.minBytes2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preferAbove rewrites op's table so that calls of at least minBytes try
+// name first, and on two ranks only calls of at least minBytes2: the old
+// rules come first restricted to smaller calls (then, on two ranks, to
+// calls below minBytes2), then the old rules with name in front.
+func preferAbove(op coll.Operation, name string, minBytes, minBytes2 int) error {
+	old := coll.Table(op)
+	below := func(r coll.Rule, limit int) coll.Rule {
+		if r.MaxBytes == 0 || r.MaxBytes > limit-1 {
+			r.MaxBytes = limit - 1
+		}
+		return r
+	}
+	var rules []coll.Rule
+	for _, r := range old {
+		rules = append(rules, below(r, minBytes))
+	}
+	if minBytes2 > minBytes {
+		for _, r := range old {
+			r = below(r, minBytes2)
+			if r.MaxRanks == 0 || r.MaxRanks > 2 {
+				r.MaxRanks = 2
+			}
+			rules = append(rules, r)
+		}
+	}
+	for _, r := range old {
+		r.Use = withFirst(name, r.Use)
+		rules = append(rules, r)
+	}
+	return coll.SetTable(op, reachable(rules))
+}
+
+func withFirst(name string, use []string) []string {
+	if len(use) > 0 && use[0] == name {
+		return use
+	}
+	return append([]string{name}, use...)
+}
+
+// cmaFallback runs the call with another algorithm, where the ranks have
+// just agreed that single copy does not work on this communicator (so
+// selection no longer offers "cma").
+func cmaFallback(x *collComm, op coll.Operation, a *coll.Args) error {
+	return coll.Call(x, op, a)
+}
+
+// redStart is the opening of every algorithm here: agree on single copy
+// (or run another algorithm), publish this rank's input and out (the buffer
+// the others read in phase 2, nil if none), meet, and return every rank's
+// two records. ran: the call ran (err is its outcome) with another
+// algorithm.
+func redStart(x *collComm, op coll.Operation, a *coll.Args, data, in, out []byte) (recs []remoteBuf, ran bool, err error) {
+	on, data, err := cmaAgree(x, data)
+	if err != nil {
+		return nil, true, err
+	}
+	if !on {
+		return nil, true, cmaFallback(x, op, a)
+	}
+	n, me := x.Size(), x.Rank()
+	publishBuf(cmaRec(data, 2*me), in)
+	publishBuf(cmaRec(data, 2*me+1), out)
+	if err := meet(x); err != nil {
+		return nil, true, err
+	}
+	// The records go stale at this rank's next step: keep copies.
+	d := cmaData(x)
+	recs = make([]remoteBuf, 2*n)
+	for i := range recs {
+		recs[i] = peerBuf(cmaRec(d, i))
+	}
+	return recs, false, nil
+}
+
+// redClose is the closing step of a phase: it reports this rank's read
+// error (nil: none) and returns an error if any rank's reads failed, the
+// same on every rank that stays. Without stay (a rank nobody reads from)
+// it leaves at once unless its own reads failed.
+func redClose(x *collComm, readErr error, stay bool) error {
+	flags, err := cmaClose(x, readErr != nil, stay || readErr != nil)
+	if err != nil {
+		return err
+	}
+	if readErr != nil {
+		return fmt.Errorf("single-copy read on rank %d: %w", x.Rank(), readErr)
+	}
+	for r, f := range flags {
+		if f != 0 {
+			return fmt.Errorf("single-copy read failed on rank %d (see its error); this rank's result is incomplete", r)
+		}
+	}
+	return nil
+}
+
+// elemOffsets cuts m bytes of esize-byte elements into n blocks, the larger
+// first: block i is [off[i], off[i+1]).
+func elemOffsets(m, esize, n int) []int {
+	elems := m / esize
+	off := make([]int, n+1)
+	for i := range n {
+		size := elems / n * esize
+		if i < elems%n {
+			size += esize
+		}
+		off[i+1] = off[i] + size
+	}
+	return off
+}
+
+// foldBlock sets dst = v₀[lo:lo+len(dst)] ∘ … ∘ v_{n−1}[…], where v_me is
+// mine (this rank's block, which must not overlap dst) and the others are
+// read from the peers' records ins; it folds from the right in pieces of
+// redPiece bytes through tmp (at least a piece, or the block), so that the
+// operator always gets its left operand from the lower rank.
+func foldBlock(x *collComm, op coll.Op, ins []remoteBuf, stride int, mine []byte, lo int, dst, tmp []byte) error {
+	n, me := x.Size(), x.Rank()
+	piece := max(redPiece/op.ElemSize*op.ElemSize, op.ElemSize)
+	load := func(r int, to []byte, off int) error {
+		if r == me {
+			copy(to, mine[off:])
+			return nil
+		}
+		return ins[r*stride].read(to, lo+off)
+	}
+	for off := 0; off < len(dst); off += piece {
+		end := min(off+piece, len(dst))
+		acc, t := dst[off:end], tmp[:end-off]
+		if err := load(n-1, acc, off); err != nil {
+			return err
+		}
+		for r := n - 2; r >= 0; r-- {
+			if err := load(r, t, off); err != nil {
+				return err
+			}
+			op.Apply(t, acc)
+		}
+	}
+	return nil
+}
+
+// cmaAllreduce: phase 1 into this rank's block of recv, then the other
+// blocks from their owners' recv. In place is fine: nobody but this rank
+// reads its own block of its input, and phase 2 writes only blocks whose
+// inputs every peer has read already (before the middle step).
+func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
+	n, me := x.Size(), x.Rank()
+	in := contribution(a)
+	recs, ran, err := redStart(x, coll.OpAllreduce, a, data, in, a.Recv)
+	if ran {
+		return err
+	}
+	off := elemOffsets(len(a.Recv), a.Op.ElemSize, n)
+	lo, hi := off[me], off[me+1]
+	mine, held := in[lo:hi], []*[]byte(nil)
+	if a.Send == nil { // in place: phase 1 overwrites this rank's block
+		s := getRedScratch(hi - lo)
+		copy(*s, mine)
+		mine, held = *s, append(held, s)
+	}
+	tmp := getRedScratch(min(hi-lo, redPiece))
+	held = append(held, tmp)
+	err = foldBlock(x, a.Op, recs, 2, mine, lo, a.Recv[lo:hi], *tmp)
+	if err = redClose(x, err, true); err != nil {
+		return err
+	}
+	for i := 1; i < n && err == nil; i++ {
+		r := (me + i) % n // start at different owners
+		err = recs[2*r+1].read(a.Recv[off[r]:off[r+1]], off[r])
+	}
+	if err = redClose(x, err, true); err != nil {
+		return err
+	}
+	runtime.KeepAlive(in)
+	putRedScratch(held...)
+	return nil
+}
+
+// cmaReduce: phase 1 into this rank's block (the root's in its recv, the
+// others' in scratch), then the root reads the others' blocks.
+func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
+	n, me := x.Size(), x.Rank()
+	if n == 2 {
+		return cmaReduce2(x, a, data)
+	}
+	in := contribution(a)
+	m := len(in)
+	off := elemOffsets(m, a.Op.ElemSize, n)
+	lo, hi := off[me], off[me+1]
+	var held []*[]byte
+	var out []byte
+	if me == a.Root {
+		out = a.Recv[lo:hi]
+	} else {
+		s := getRedScratch(hi - lo)
+		out, held = *s, append(held, s)
+	}
+	recs, ran, err := redStart(x, coll.OpReduce, a, data, in, out)
+	if ran {
+		return err
+	}
+	mine := in[lo:hi]
+	if me == a.Root && a.Send == nil {
+		s := getRedScratch(hi - lo)
+		copy(*s, mine)
+		mine, held = *s, append(held, s)
+	}
+	tmp := getRedScratch(min(hi-lo, redPiece))
+	held = append(held, tmp)
+	err = foldBlock(x, a.Op, recs, 2, mine, lo, out, *tmp)
+	if err = redClose(x, err, true); err != nil {
+		return err
+	}
+	if me == a.Root {
+		for i := 1; i < n && err == nil; i++ {
+			r := (me + i) % n
+			err = recs[2*r+1].read(a.Recv[off[r]:off[r+1]], 0)
+		}
+	}
+	// The root's buffers are not read any more: it need not wait.
+	if err = redClose(x, err, me != a.Root); err != nil {
+		return err
+	}
+	runtime.KeepAlive(in)
+	putRedScratch(held...)
+	return nil
+}
+
+// cmaReduceScatter serves Reduce_scatter and Reduce_scatter_block: phase 1
+// only. In place the result goes to the start of recv, which the peers may
+// still be reading (it is the input's first block): it is folded into
+// scratch and copied there after the closing step.
+func cmaReduceScatter(x *collComm, a *coll.Args, data []byte) error {
+	n, me := x.Size(), x.Rank()
+	in := contribution(a)
+	var off []int
+	op := coll.OpReduceScatterBlock
+	if a.RecvCounts != nil {
+		op = coll.OpReduceScatter
+		off = make([]int, n+1)
+		for i, c := range a.RecvCounts {
+			off[i+1] = off[i] + c
+		}
+	} else {
+		b := rsBlock(n, a)
+		off = make([]int, n+1)
+		for i := range n {
+			off[i+1] = off[i] + b
+		}
+	}
+	recs, ran, err := redStart(x, op, a, data, in, nil)
+	if ran {
+		return err
+	}
+	lo, hi := off[me], off[me+1]
+	var held []*[]byte
+	out := a.Recv[:hi-lo]
+	if a.Send == nil {
+		s := getRedScratch(hi - lo)
+		out, held = *s, append(held, s)
+	}
+	tmp := getRedScratch(min(hi-lo, redPiece))
+	held = append(held, tmp)
+	err = foldBlock(x, a.Op, recs, 2, in[lo:hi], lo, out, *tmp)
+	if err = redClose(x, err, true); err != nil {
+		return err
+	}
+	if a.Send == nil {
+		copy(a.Recv[:hi-lo], out)
+	}
+	runtime.KeepAlive(in)
+	putRedScratch(held...)
+	return nil
+}
+
+// cmaScan: phase 1 keeps the prefixes of this rank's block, slot k holding
+// v₀∘…∘v_k (inclusive) for k < p, or k < p−1 (exclusive, where rank k
+// wants slot k−1); phase 2 reads this rank's slot of every block.
+func cmaScan(inclusive bool) func(x *collComm, a *coll.Args, data []byte) error {
+	op := coll.OpExscan
+	if inclusive {
+		op = coll.OpScan
+	}
+	return func(x *collComm, a *coll.Args, data []byte) error {
+		n, me := x.Size(), x.Rank()
+		if n == 2 {
+			return cmaScan2(x, a, data, op, inclusive)
+		}
+		in := contribution(a)
+		off := elemOffsets(len(a.Recv), a.Op.ElemSize, n)
+		lo, hi := off[me], off[me+1]
+		b := hi - lo
+		slots := n
+		if !inclusive {
+			slots = n - 1
+		}
+		s := getRedScratch(slots * b)
+		prefix := *s
+		recs, ran, err := redStart(x, op, a, data, in, prefix)
+		if ran {
+			return err
+		}
+		for k := 0; k < slots && err == nil; k++ {
+			slot := prefix[k*b : (k+1)*b]
+			if k == me {
+				copy(slot, in[lo:hi])
+			} else {
+				err = recs[2*k].read(slot, lo)
+			}
+			if err == nil && k > 0 {
+				a.Op.Apply(prefix[(k-1)*b:k*b], slot)
+			}
+		}
+		if err = redClose(x, err, true); err != nil {
+			return err
+		}
+		want := me // the slot this rank reads of every block
+		if !inclusive {
+			want = me - 1
+		}
+		if want >= 0 {
+			for i := range n {
+				r := (me + i) % n
+				blk := a.Recv[off[r]:off[r+1]]
+				if r == me {
+					copy(blk, prefix[want*b:(want+1)*b])
+				} else if err == nil {
+					err = recs[2*r+1].read(blk, want*len(blk))
+				}
+			}
+		}
+		if err = redClose(x, err, true); err != nil {
+			return err
+		}
+		runtime.KeepAlive(in)
+		putRedScratch(s)
+		return nil
+	}
+}
+
+// cmaScan2 is Scan and Exscan on two ranks: rank 1 reads rank 0's vector
+// and folds it into its own (Exscan: reads it into recv), rank 0 keeps its
+// own (Exscan: nothing); one read, one fold and two steps instead of the
+// transpose's three. Nobody reads rank 1's buffers, so it leaves without
+// waiting for rank 0.
+func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusive bool) error {
+	in := contribution(a)
+	recs, ran, err := redStart(x, op, a, data, in, nil)
+	if ran {
+		return err
+	}
+	if x.Rank() == 0 {
+		if inclusive && a.Send != nil {
+			copy(a.Recv, in)
+		}
+		if err := redClose(x, nil, true); err != nil {
+			return err
+		}
+		runtime.KeepAlive(in)
+		return nil
+	}
+	v0 := recs[0]
+	if !inclusive {
+		err = v0.read(a.Recv, 0)
+		return redClose(x, err, false)
+	}
+	if a.Send != nil {
+		copy(a.Recv, in)
+	}
+	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
+	tmp := getRedScratch(min(len(a.Recv), piece))
+	for off := 0; off < len(a.Recv) && err == nil; off += piece {
+		acc := a.Recv[off:min(off+piece, len(a.Recv))]
+		t := (*tmp)[:len(acc)]
+		if err = v0.read(t, off); err == nil {
+			a.Op.Apply(t, acc)
+		}
+	}
+	if err = redClose(x, err, false); err != nil {
+		return err
+	}
+	putRedScratch(tmp)
+	return nil
+}
+
+// cmaReduce2 is Reduce on two ranks: the root reads the other rank's vector
+// in pieces and folds it with its own, in rank order; two steps, and the
+// root leaves as soon as it has read (nobody reads its buffers).
+func cmaReduce2(x *collComm, a *coll.Args, data []byte) error {
+	in := contribution(a)
+	recs, ran, err := redStart(x, coll.OpReduce, a, data, in, nil)
+	if ran {
+		return err
+	}
+	if x.Rank() != a.Root {
+		if err := redClose(x, nil, true); err != nil {
+			return err
+		}
+		runtime.KeepAlive(in)
+		return nil
+	}
+	other := recs[2*(1-a.Root)]
+	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
+	tmp := getRedScratch(min(len(in), piece))
+	for off := 0; off < len(in) && err == nil; off += piece {
+		end := min(off+piece, len(in))
+		t := (*tmp)[:end-off]
+		if err = other.read(t, off); err != nil {
+			break
+		}
+		if a.Root == 1 { // v₀ ∘ v₁: the read vector is the left operand
+			if a.Send != nil {
+				copy(a.Recv[off:end], in[off:end])
+			}
+			a.Op.Apply(t, a.Recv[off:end])
+		} else { // in may be recv (in place): fold into t, then copy
+			a.Op.Apply(in[off:end], t)
+			copy(a.Recv[off:end], t)
+		}
+	}
+	if err = redClose(x, err, false); err != nil {
+		return err
+	}
+	putRedScratch(tmp)
+	return nil
+}
