@@ -323,15 +323,8 @@ func (b *bigBlocks) fail(err error) {
 	}
 }
 
-func (b *bigBlocks) irecv(x *collComm, buf []byte, src int) {
-	r, err := x.Irecv(buf, src, vTag)
-	b.add(r, err)
-}
-
-func (b *bigBlocks) isend(x *collComm, buf []byte, dest int) {
-	r, err := x.Isend(buf, dest, vTag)
-	b.add(r, err)
-}
+func (b *bigBlocks) irecv(x *collComm, buf []byte, src int)  { b.add(x.Irecv(buf, src, vTag)) }
+func (b *bigBlocks) isend(x *collComm, buf []byte, dest int) { b.add(x.Isend(buf, dest, vTag)) }
 
 func (b *bigBlocks) add(r coll.Request, err error) {
 	if err != nil {
@@ -351,18 +344,24 @@ func (b *bigBlocks) wait() error {
 	return b.err
 }
 
+// The costs of the slotted forms (s: a scratch half).
+const (
+	costRootedSlots   = "1 shared barrier + 2 copies of the blocks within the slots (s/p bytes each); the others point-to-point"
+	costAlltoallSlots = "1 shared barrier + 2 copies of the blocks within the slots (about s/p² bytes each); the others point-to-point"
+)
+
 var shmAlgsV = []*shmAlg{
 	{op: coll.OpGatherv, summary: "every rank writes its count and, if it fits its slot, its block, and goes on; the root waits for all, copies the blocks and receives those too large for a slot",
-		cost: "1 shared barrier + 2 copies of the blocks within the slots (s/p bytes each); the others point-to-point",
+		cost: costRootedSlots,
 		need: minRooted, run: shmGatherv},
 	{op: coll.OpScatterv, summary: "the root writes every count and the blocks that fit their slots and goes on; each rank waits for the root and copies its block, or receives one too large for its slot",
-		cost: "1 shared barrier + 2 copies of the blocks within the slots (s/p bytes each); the others point-to-point",
+		cost: costRootedSlots,
 		need: minRooted, run: shmScatterv},
 	{op: coll.OpAlltoallv, summary: "every rank writes its counts and the blocks that fit their slots; all meet; each copies its column and exchanges the larger blocks point-to-point",
-		cost: "1 shared barrier + 2 copies of the blocks within the slots (about s/p² bytes each); the others point-to-point",
+		cost: costAlltoallSlots,
 		need: minAlltoallv, run: shmAlltoallv},
 	{op: coll.OpAlltoallw, summary: "as Alltoallv (the counts are bytes): counts and small blocks through the slots, the larger blocks point-to-point",
-		cost: "1 shared barrier + 2 copies of the blocks within the slots (about s/p² bytes each); the others point-to-point",
+		cost: costAlltoallSlots,
 		need: minAlltoallv, run: shmAlltoallv},
 	{op: coll.OpAllgatherv, summary: "every rank writes its block after those of the ranks before it; all meet; every rank copies them all",
 		cost: "1 shared barrier + Σm written, p·Σm read",

@@ -52,6 +52,17 @@ func layoutOf(counts []int) (displs []int, size int) {
 	return displs, size
 }
 
+// rootLayout is the root's counts of Gatherv or Scatterv, count(r) for rank
+// r, and their layout.
+func rootLayout(n int, count func(r int) int) (counts, displs []int, size int) {
+	counts = make([]int, n)
+	for r := range counts {
+		counts[r] = count(r)
+	}
+	displs, size = layoutOf(counts)
+	return counts, displs, size
+}
+
 func vRanks() []int {
 	if testing.Short() {
 		return []int{1, 2, 3, 4, 7, 8, 17}
@@ -101,12 +112,8 @@ func checkGatherv(c *gompi.Comm, root int, big, inPlace bool, opt gompi.CollOpti
 	var recv []byte
 	var counts, displs []int
 	if me == root {
-		counts = make([]int, n)
-		for r := range counts {
-			counts[r] = vCount(r, root, big)
-		}
 		var size int
-		displs, size = layoutOf(counts)
+		counts, displs, size = rootLayout(n, func(r int) int { return vCount(r, root, big) })
 		recv = make([]byte, size)
 		if inPlace {
 			copy(recv[displs[me]:], send)
@@ -133,12 +140,8 @@ func checkScatterv(c *gompi.Comm, root int, big, inPlace bool, opt gompi.CollOpt
 	var send []byte
 	var counts, displs []int
 	if me == root {
-		counts = make([]int, n)
-		for r := range counts {
-			counts[r] = vCount(root, r, big)
-		}
 		var size int
-		displs, size = layoutOf(counts)
+		counts, displs, size = rootLayout(n, func(r int) int { return vCount(root, r, big) })
 		send = make([]byte, size)
 		for r := range n {
 			copy(send[displs[r]:], vBlock(root, r, big))
