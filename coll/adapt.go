@@ -1,9 +1,6 @@
 package coll
 
-import (
-	"bytes"
-	"sync"
-)
+import "sync"
 
 // This file holds the adapters from Args to the parameters of the built-in
 // algorithms, used by the catalog (catalog.go).
@@ -72,17 +69,20 @@ func allgatherLayout(p *proc, a *Args) layout {
 }
 
 // alltoallLayouts are the send and receive layouts of Alltoall(v/w); in place
-// the send side is a copy of recv.
-func alltoallLayouts(p *proc, a *Args) (send, recv layout) {
+// the send side is a copy of recv in a pooled buffer, tmp, which the caller
+// gives back with p.putScratch (nil otherwise).
+func alltoallLayouts(p *proc, a *Args) (send, recv layout, tmp *scratch) {
 	sbuf, scounts, sdispls := a.Send, a.SendCounts, a.SendDispls
 	if sbuf == nil {
-		sbuf, scounts, sdispls = bytes.Clone(a.Recv), a.RecvCounts, a.RecvDispls
+		tmp = getScratch(len(a.Recv))
+		copy(tmp.b, a.Recv)
+		sbuf, scounts, sdispls = tmp.b, a.RecvCounts, a.RecvDispls
 	}
 	if a.RecvCounts == nil {
 		m := len(a.Recv) / p.size
-		return uniform(sbuf, p.size, m), uniform(a.Recv, p.size, m)
+		return uniform(sbuf, p.size, m), uniform(a.Recv, p.size, m), tmp
 	}
-	return varying(sbuf, scounts, sdispls), varying(a.Recv, a.RecvCounts, a.RecvDispls)
+	return varying(sbuf, scounts, sdispls), varying(a.Recv, a.RecvCounts, a.RecvDispls), tmp
 }
 
 // reduceScatterCounts are the per-rank result sizes of ReduceScatter(Block).

@@ -71,8 +71,10 @@ func allgatherBruck(p *proc, l layout, tag int) {
 func allgatherGatherBcast(p *proc, l layout, tag int) {
 	all := span(0, p.size)
 	packed, inPlace := l.view(all) // the vector, as one buffer in rank order
+	var tmp *scratch
 	if !inPlace {
-		packed = make([]byte, l.bytes(all))
+		tmp = getScratch(l.bytes(all))
+		packed = tmp.b
 	}
 	pl := chunks(packed, l.size)
 	if !inPlace {
@@ -82,5 +84,6 @@ func allgatherGatherBcast(p *proc, l layout, tag int) {
 	bcastBinomial(p, packed, 0, tag+1)
 	if !inPlace {
 		l.unpack(all, packed)
+		p.putScratch(tmp)
 	}
 }

@@ -44,8 +44,10 @@ func alltoallLinear(p *proc, sl, rl layout, tag int) {
 // Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉α + ⌈log₂p⌉(p/2)mβ.
 func alltoallBruck(p *proc, send, recv []byte, m, tag int) {
 	n, r := p.size, p.rank
-	tmp := make([]byte, n*m)
-	tl := uniform(tmp, n, m)
+	// Every round moves at most n blocks: the rotated blocks, the packed
+	// message out and the one in all fit pooled buffers of n·m bytes.
+	tmpS, outS, inS := getScratch(n*m), getScratch(n*m), getScratch(n*m)
+	tl := uniform(tmpS.b, n, m)
 	for i := range n {
 		copy(tl.block(i), send[p.mod(r+i)*m:][:m])
 	}
@@ -56,11 +58,15 @@ func alltoallBruck(p *proc, send, recv []byte, m, tag int) {
 				idx = append(idx, i)
 			}
 		}
-		in := make([]byte, tl.bytes(idx))
-		p.sendrecv(tl.packCopy(idx), p.mod(r+dist), in, p.mod(r-dist), tag)
+		out := tl.packInto(outS.b[:0], idx)
+		in := inS.b[:len(out)]
+		p.sendrecv(out, p.mod(r+dist), in, p.mod(r-dist), tag)
 		tl.unpack(idx, in)
 	}
 	for i := range n {
 		copy(recv[p.mod(r-i)*m:][:m], tl.block(i))
 	}
+	p.putScratch(tmpS)
+	p.putScratch(outS)
+	p.putScratch(inS)
 }

@@ -80,13 +80,16 @@ func bcastChain(p *proc, buf []byte, root, seg, tag int) {
 	}
 	prev := abs(vr-1, root, n)
 	var spare []byte // receives segments that do not fit the rest of buf
+	var spareS *scratch
 	off := 0
 	for {
 		in := spare
 		if len(buf)-off >= seg {
 			in = buf[off : off+seg]
 		} else if in == nil {
-			in = make([]byte, seg)
+			spareS = getScratch(seg)
+			spare = spareS.b
+			in = spare
 		} else {
 			p.wait(reqs...) // spare is about to be reused: its last send must be done
 			reqs = reqs[:0]
@@ -107,6 +110,9 @@ func bcastChain(p *proc, buf []byte, root, seg, tag int) {
 		}
 	}
 	p.wait(reqs...)
+	if spareS != nil {
+		p.putScratch(spareS)
+	}
 	if off != len(buf) {
 		p.checkRecv(off, nil, len(buf), prev, tag)
 	}

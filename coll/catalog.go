@@ -91,8 +91,9 @@ func alltoallvAlgorithms(op Operation) []Algorithm {
 			Cost:        costLinear,
 			Constraints: "long messages",
 			Run: run(func(p *proc, a *Args) {
-				sl, rl := alltoallLayouts(p, a)
+				sl, rl, tmp := alltoallLayouts(p, a)
 				alltoallPairwise(p, sl, rl, 0)
+				p.putScratch(tmp)
 			}),
 		},
 		{
@@ -101,8 +102,9 @@ func alltoallvAlgorithms(op Operation) []Algorithm {
 			Cost:        costLinear,
 			Constraints: "medium messages; 2(p−1) requests in flight",
 			Run: run(func(p *proc, a *Args) {
-				sl, rl := alltoallLayouts(p, a)
+				sl, rl, tmp := alltoallLayouts(p, a)
 				alltoallLinear(p, sl, rl, 0)
+				p.putScratch(tmp)
 			}),
 		},
 	}
@@ -375,8 +377,9 @@ var bruckAlltoall = Algorithm{ // for Alltoall only: it needs equal blocks
 	}},
 	Constraints: "short blocks; p·m bytes of scratch",
 	Run: run(func(p *proc, a *Args) {
-		sl, _ := alltoallLayouts(p, a)
+		sl, _, tmp := alltoallLayouts(p, a)
 		alltoallBruck(p, sl.buf, a.Recv, len(a.Recv)/p.size, 0)
+		p.putScratch(tmp)
 	}),
 }
 

@@ -37,7 +37,7 @@
 //  1. the [WithAlgorithm] option of the call;
 //  2. the communicator's choice, if the [Comm] implements [AlgorithmChooser];
 //  3. the environment variable GOMPI_COLL_<OP>, e.g. GOMPI_COLL_BCAST=binomial
-//     (see [EnvVar]);
+//     (see [EnvVar]), read once, at the first collective call of the process;
 //  4. the selection table ([Select], [Table], [SetTable]): the first usable
 //     algorithm of the rule that matches the communicator size and message size.
 //

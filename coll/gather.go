@@ -48,23 +48,26 @@ func subtree(vr, n int) int {
 
 // treeLayout is where a rank keeps the blocks of its binomial subtree: the
 // root in the user's buffer full (blocks at their ranks' places); a leaf needs
-// only its own block own; an inner rank a temporary buffer, in relative order.
-func treeLayout(p *proc, full, own []byte, m, root int) layout {
+// only its own block own; an inner rank a temporary buffer from the pool, in
+// relative order, which it gives back with p.putScratch(tmp) (tmp is nil
+// where there is none).
+func treeLayout(p *proc, full, own []byte, m, root int) (l layout, tmp *scratch) {
 	n, vr := p.size, rel(p.rank, root, p.size)
 	if p.rank == root {
-		return blocks(full, n, func(v int) (int, int) { return abs(v, root, n) * m, m })
+		return blocks(full, n, func(v int) (int, int) { return abs(v, root, n) * m, m }), nil
 	}
 	sub := subtree(vr, n)
 	buf := own
 	if sub > 1 {
-		buf = make([]byte, sub*m)
+		tmp = getScratch(sub * m)
+		buf = tmp.b
 	}
 	return blocks(buf, n, func(v int) (int, int) {
 		if v < vr || v >= vr+sub {
 			return 0, 0 // not in this subtree: never touched
 		}
 		return (v - vr) * m, m
-	})
+	}), tmp
 }
 
 // gatherBinomial: the blocks climb a binomial tree to the root; a rank sends
@@ -73,7 +76,7 @@ func treeLayout(p *proc, full, own []byte, m, root int) layout {
 //
 // Rounds: ⌈log₂p⌉. Cost: ⌈log₂p⌉α + (p−1)mβ.
 func gatherBinomial(p *proc, send, recv []byte, m, root, tag int) {
-	l := treeLayout(p, recv, send, m, root)
+	l, tmp := treeLayout(p, recv, send, m, root)
 	// A leaf's block is send itself: copying it onto itself would write to
 	// a buffer the caller lent for reading only (and race with any other
 	// reader of it, such as a concurrent nonblocking collective).
@@ -81,6 +84,7 @@ func gatherBinomial(p *proc, send, recv []byte, m, root, tag int) {
 		copy(b, send)
 	}
 	gatherTree(p, l, root, tag)
+	p.putScratch(tmp)
 }
 
 // scatterBinomial: the blocks descend a binomial tree from the root; a rank
@@ -92,11 +96,12 @@ func scatterBinomial(p *proc, send, recv []byte, m, root, tag int) {
 	if p.rank != root {
 		full = nil
 	}
-	l := treeLayout(p, full, recv, m, root)
+	l, tmp := treeLayout(p, full, recv, m, root)
 	scatterTree(p, l, root, tag)
 	if recv != nil {
 		copy(recv, l.block(rel(p.rank, root, p.size)))
 	}
+	p.putScratch(tmp)
 }
 
 // gathervLinear: every rank sends its block straight to the root, which posts

@@ -99,11 +99,15 @@ func (l layout) pack(idx []int) []byte {
 // packCopy always copies, for a message whose blocks will be overwritten while
 // it is in flight.
 func (l layout) packCopy(idx []int) []byte {
-	out := make([]byte, 0, l.bytes(idx))
+	return l.packInto(make([]byte, 0, l.bytes(idx)), idx)
+}
+
+// packInto appends blocks idx to dst.
+func (l layout) packInto(dst []byte, idx []int) []byte {
 	for _, i := range idx {
-		out = append(out, l.block(i)...)
+		dst = append(dst, l.block(i)...)
 	}
-	return out
+	return dst
 }
 
 // unpack copies a packed message into blocks idx.
@@ -124,21 +128,25 @@ func (p *proc) recvBlocks(l layout, idx []int, src, tag int) {
 		p.recv(v, src, tag)
 		return
 	}
-	tmp := make([]byte, l.bytes(idx))
-	p.recv(tmp, src, tag)
-	l.unpack(idx, tmp)
+	tmp := getScratch(l.bytes(idx))
+	p.recv(tmp.b, src, tag)
+	l.unpack(idx, tmp.b)
+	p.putScratch(tmp)
 }
 
 // exchangeBlocks sends blocks sidx of sl to dest while receiving blocks ridx
 // of rl from src. The two sets must not overlap in memory.
 func (p *proc) exchangeBlocks(sl layout, sidx []int, dest int, rl layout, ridx []int, src, tag int) {
 	in, direct := rl.view(ridx)
+	var tmp *scratch
 	if !direct {
-		in = make([]byte, rl.bytes(ridx))
+		tmp = getScratch(rl.bytes(ridx))
+		in = tmp.b
 	}
 	p.sendrecv(sl.pack(sidx), dest, in, src, tag)
 	if !direct {
 		rl.unpack(ridx, in)
+		p.putScratch(tmp)
 	}
 }
 

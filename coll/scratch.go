@@ -31,10 +31,10 @@ func getScratch(n int) *scratch {
 	return s
 }
 
-// putScratch gives s back to the pool if the call has not failed. The
-// caller must not touch s.b again.
+// putScratch gives s back to the pool if the call has not failed (nil: no
+// buffer, nothing to do). The caller must not touch s.b again.
 func (p *proc) putScratch(s *scratch) {
-	if p.err != nil {
+	if s == nil || p.err != nil {
 		return
 	}
 	scratchPool.Put(s)

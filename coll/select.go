@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Rule is one row of the selection table of an operation: for calls on at
@@ -92,6 +94,29 @@ var envVars = func() map[Operation]string {
 	return m
 }()
 
+// envChoices holds the GOMPI_COLL_<OP> overrides by opIndex, read from the
+// environment at the first collective: os.Getenv, which takes a lock and
+// hashes the name, was a cost every collective call paid.
+var (
+	envChoices     atomic.Pointer[[]string]
+	envChoicesOnce sync.Once
+)
+
+// envChoice returns the override of operation i, "" if none.
+func envChoice(i int) string {
+	envChoicesOnce.Do(readEnvChoices)
+	return (*envChoices.Load())[i]
+}
+
+// readEnvChoices (re)reads the overrides from the environment.
+func readEnvChoices() {
+	names := make([]string, len(envVarList))
+	for i, v := range envVarList {
+		names[i] = os.Getenv(v)
+	}
+	envChoices.Store(&names)
+}
+
 // Option adjusts one collective call. Options are plain values, so that
 // passing them allocates nothing; later ones override earlier ones.
 type Option struct {
@@ -148,7 +173,7 @@ func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm,
 	}
 	if named == "" {
 		if i := opIndex(op); i >= 0 {
-			if named = os.Getenv(envVarList[i]); named != "" {
+			if named = envChoice(i); named != "" {
 				source = envVarList[i]
 			}
 		}

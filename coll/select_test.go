@@ -62,6 +62,9 @@ type chooser struct {
 func (c chooser) ChooseAlgorithm(coll.Operation, int, int) string { return c.pick }
 
 func TestOverrides(t *testing.T) {
+	// The overrides are read once; read them again after t.Setenv's
+	// cleanups (registered later, so run earlier) have restored them.
+	t.Cleanup(coll.ReadEnvironment)
 	onRank0(t, 4, func(c coll.Comm) {
 		a := &coll.Args{Recv: make([]byte, 10)}
 		choose := func(c coll.Comm, opts ...coll.Option) string {
@@ -75,6 +78,7 @@ func TestOverrides(t *testing.T) {
 			t.Errorf("table: %s", got)
 		}
 		t.Setenv("GOMPI_COLL_BCAST", "chain")
+		coll.ReadEnvironment()
 		if got := choose(c); got != "chain" {
 			t.Errorf("environment: %s, want chain", got)
 		}
@@ -88,6 +92,7 @@ func TestOverrides(t *testing.T) {
 			t.Errorf("call over communicator: %s", got)
 		}
 		t.Setenv("GOMPI_COLL_BCAST", "fastest")
+		coll.ReadEnvironment()
 		_, err := coll.Choose(c, coll.OpBcast, a)
 		if !errors.Is(err, coll.ErrUnknownAlgorithm) || !strings.Contains(err.Error(), "GOMPI_COLL_BCAST") ||
 			!strings.Contains(err.Error(), "valid: binomial, linear, chain, scatter_allgather") {

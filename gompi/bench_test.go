@@ -221,18 +221,7 @@ func BenchmarkShmRooted(b *testing.B) {
 							"scatter": func() error { return c.Scatter(all, one, 0, with) },
 							"reduce":  func() error { return gompi.Reduce(c, in, out, gompi.Sum[float64](), 0, with) },
 						}[op]
-						if c.Rank() == 0 {
-							b.ResetTimer()
-						}
-						for i := 0; i < b.N; i++ {
-							if err := call(); err != nil {
-								return err
-							}
-							if err := c.Barrier(); err != nil {
-								return err
-							}
-						}
-						return nil
+						return osuLoop(b, c, call)
 					})
 					if err != nil {
 						b.Fatal(err)

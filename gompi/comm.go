@@ -20,6 +20,9 @@ type Comm struct {
 	colls collConfig
 	bx    collComm     // the adapter of this communicator's blocking collectives
 	cma   atomic.Int32 // single-copy collectives agreed on: cmaUnknown, cmaOn, cmaOff (shmcma.go)
+	// scaled are the counts and displacements of a typed blocking
+	// collective in bytes (inBytes).
+	scaled [4][]int
 	// tid names the communicator in traces, the same on every member: the
 	// world is 1, a child is a hash of its parent's id, how many children
 	// the parent had made before (every member creates them in the same

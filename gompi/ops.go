@@ -3,6 +3,7 @@ package gompi
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi/internal/base"
@@ -80,18 +81,66 @@ const (
 // predefinedOps holds, per operator, element type (a reflect.Type, an
 // interface already, so that looking it up allocates nothing) → *coll.Op.
 // Programs write gompi.Sum[float64]() in every call; the call must cost a
-// map lookup, not the making of an operator.
-var predefinedOps [numPredefined]sync.Map
+// look-up, not the making of an operator. The common element types have a
+// plain array slot (commonOps), which costs a type switch instead of a
+// sync.Map look-up (a hash of the type and atomic loads) per call.
+var (
+	predefinedOps [numPredefined]sync.Map
+	commonOps     [numPredefined][numCommon]atomic.Pointer[coll.Op]
+)
+
+const numCommon = 12
+
+// commonType returns T's slot in commonOps, -1 for other types.
+func commonType[T any]() int {
+	switch any((*T)(nil)).(type) { // a nil pointer: the conversion allocates nothing
+	case *float64:
+		return 0
+	case *float32:
+		return 1
+	case *int:
+		return 2
+	case *int64:
+		return 3
+	case *int32:
+		return 4
+	case *int16:
+		return 5
+	case *int8:
+		return 6
+	case *uint:
+		return 7
+	case *uint64:
+		return 8
+	case *uint32:
+		return 9
+	case *uint16:
+		return 10
+	case *uint8:
+		return 11
+	}
+	return -1
+}
 
 // predefined returns operator which over T, made by mk the first time.
 func predefined[T any](which int, mk func() coll.Op) Op[T] {
-	t := reflect.TypeFor[T]()
-	if v, ok := predefinedOps[which].Load(t); ok {
-		return Op[T]{v.(*coll.Op)}
+	k := commonType[T]()
+	if k >= 0 {
+		if o := commonOps[which][k].Load(); o != nil {
+			return Op[T]{o}
+		}
 	}
-	op := mk()
-	v, _ := predefinedOps[which].LoadOrStore(t, &op)
-	return Op[T]{v.(*coll.Op)}
+	t := reflect.TypeFor[T]()
+	v, ok := predefinedOps[which].Load(t)
+	if !ok {
+		op := mk()
+		v, _ = predefinedOps[which].LoadOrStore(t, &op)
+	}
+	o := v.(*coll.Op)
+	if k >= 0 {
+		commonOps[which][k].Store(o) // the same operator the map holds, whoever stores first
+	}
+	return Op[T]{o}
 }
 
 // Sum adds.

@@ -30,7 +30,10 @@ type shmAlg struct {
 	// halves in pieces (need is not used), and its signature carries the
 	// size of the whole receive buffer.
 	pieces bool
-	run    func(x *collComm, a *coll.Args, data []byte) error
+	// sigWord, if set, fills the signature's root word (operations without
+	// a root): a hash of what else the ranks must agree on (the counts).
+	sigWord func(a *coll.Args) uint32
+	run     func(x *collComm, a *coll.Args, data []byte) error
 }
 
 // sigBytes is the size a rank's signature carries; dataBytes what the data
@@ -73,6 +76,15 @@ var shmPreferred = []struct {
 	{coll.OpScatter, 1, 1 << 10},
 	{coll.OpAlltoall, 1, 1 << 10},
 	{coll.OpReduceScatterBlock, 1, 512},
+	// The forms with per-rank counts (shmcoll_v.go). Gatherv, Scatterv and
+	// Alltoallv/w have size 0 (no rank knows all counts) and take any call:
+	// the blocks too large for their slots go point-to-point after the step.
+	{coll.OpGatherv, 1, 1},
+	{coll.OpScatterv, 1, 1},
+	{coll.OpAlltoallv, 1, 1},
+	{coll.OpAlltoallw, 1, 1},
+	{coll.OpAllgatherv, 1, 8 << 10},
+	{coll.OpReduceScatter, 1, 2 << 10},
 }
 
 // preferShm rewrites op's selection table so that calls of at most maxBytes
@@ -136,7 +148,7 @@ func reachable(rules []coll.Rule) []coll.Rule {
 // preferShmWhereFaster's business; installCollectives (collectives.go) calls
 // both.
 func registerShm() error {
-	for _, s := range shmAlgs {
+	for _, s := range append(shmAlgs[:len(shmAlgs):len(shmAlgs)], shmAlgsV...) {
 		err := coll.Register(coll.Algorithm{
 			Op: s.op, Name: "shm", Summary: s.summary,
 			Cost:        coll.Cost{Formula: s.cost},
@@ -179,7 +191,11 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 		return err
 	}
 	scratch := x.c.c.ShmScratch()
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, a.Root, s.sigBytes(n, a))
+	word := uint32(int32(a.Root))
+	if s.sigWord != nil {
+		word = s.sigWord(a)
+	}
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, word, s.sigBytes(n, a))
 	data := scratch[n*sigSize:]
 	if err := s.run(x, a, data); err != nil {
 		return err
@@ -187,10 +203,11 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	return nil
 }
 
-// writeSig writes a rank's signature of a call: operation, root, size.
-func writeSig(sig []byte, op coll.Operation, root, size int) {
+// writeSig writes a rank's signature of a call: operation, a word (the
+// root, or what the algorithm's sigWord says) and size.
+func writeSig(sig []byte, op coll.Operation, word uint32, size int) {
 	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
-	binary.LittleEndian.PutUint32(sig[4:], uint32(int32(root)))
+	binary.LittleEndian.PutUint32(sig[4:], word)
 	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
 }
 

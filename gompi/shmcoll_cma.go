@@ -146,7 +146,7 @@ func runCMA(x *collComm, s *cmaAlg, a *coll.Args) error {
 		return err
 	}
 	scratch := x.c.c.ShmScratch()
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, a.Root, s.sig(n, a))
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, uint32(int32(a.Root)), s.sig(n, a))
 	on, data, err := cmaAgree(x, scratch[n*sigSize:])
 	if err != nil {
 		return err

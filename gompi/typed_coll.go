@@ -9,13 +9,25 @@ import "unsafe"
 
 func elemSize[T any]() int { return int(unsafe.Sizeof(*new(T))) }
 
-// inBytes scales element counts or displacements to bytes.
-func inBytes[T any](xs []int) []int {
-	if xs == nil {
-		return nil
-	}
+// inBytes scales element counts or displacements to bytes, into the k-th
+// (0..3) of c's arrays kept for this, so that a typed collective with counts
+// allocates nothing. Only blocking calls use it: blocking collectives on one
+// communicator are never concurrent (MPI's rule, which collective relies on
+// too), and the arrays are not used after the call returns.
+func inBytes[T any](c *Comm, k int, xs []int) []int {
 	size := elemSize[T]()
-	out := make([]int, len(xs))
+	if xs == nil || size == 1 {
+		return xs
+	}
+	var out []int
+	if c != nil && cap(c.scaled[k]) >= len(xs) {
+		out = c.scaled[k][:len(xs)]
+	} else {
+		out = make([]int, len(xs))
+		if c != nil {
+			c.scaled[k] = out
+		}
+	}
 	for i, x := range xs {
 		out[i] = x * size
 	}
@@ -77,7 +89,7 @@ func Gatherv[T any](c *Comm, send, recv []T, counts, displs []int, root int, opt
 	if err != nil {
 		return err
 	}
-	return c.Gatherv(s, r, inBytes[T](counts), inBytes[T](displs), root, opts...)
+	return c.Gatherv(s, r, inBytes[T](c, 0, counts), inBytes[T](c, 1, displs), root, opts...)
 }
 
 // Scatter hands block i of root's send to rank i.
@@ -95,7 +107,7 @@ func Scatterv[T any](c *Comm, send []T, counts, displs []int, recv []T, root int
 	if err != nil {
 		return err
 	}
-	return c.Scatterv(s, inBytes[T](counts), inBytes[T](displs), r, root, opts...)
+	return c.Scatterv(s, inBytes[T](c, 0, counts), inBytes[T](c, 1, displs), r, root, opts...)
 }
 
 // Allgather collects send of every rank into recv on every rank.
@@ -113,7 +125,7 @@ func Allgatherv[T any](c *Comm, send, recv []T, counts, displs []int, opts ...Co
 	if err != nil {
 		return err
 	}
-	return c.Allgatherv(s, r, inBytes[T](counts), inBytes[T](displs), opts...)
+	return c.Allgatherv(s, r, inBytes[T](c, 0, counts), inBytes[T](c, 1, displs), opts...)
 }
 
 // Alltoall sends block j of send to rank j.
@@ -131,7 +143,7 @@ func Alltoallv[T any](c *Comm, send []T, scounts, sdispls []int, recv []T, rcoun
 	if err != nil {
 		return err
 	}
-	return c.Alltoallv(s, inBytes[T](scounts), inBytes[T](sdispls), r, inBytes[T](rcounts), inBytes[T](rdispls), opts...)
+	return c.Alltoallv(s, inBytes[T](c, 0, scounts), inBytes[T](c, 1, sdispls), r, inBytes[T](c, 2, rcounts), inBytes[T](c, 3, rdispls), opts...)
 }
 
 // ReduceScatter reduces send of every rank with op and gives rank i counts[i]
@@ -141,7 +153,7 @@ func ReduceScatter[T any](c *Comm, send, recv []T, counts []int, op Op[T], opts 
 	if err != nil {
 		return err
 	}
-	return c.ReduceScatter(s, r, inBytes[T](counts), op, opts...)
+	return c.ReduceScatter(s, r, inBytes[T](c, 0, counts), op, opts...)
 }
 
 // ReduceScatterBlock is ReduceScatter with len(recv) elements for every rank.
