@@ -188,7 +188,7 @@ func runSweep(cfg sweepConfig) error {
 			done[chunkName(op, n)] = true
 			doneOrder = append(doneOrder, chunkName(op, n))
 			left := time.Duration(float64(spent) / float64(measured) * float64(total-len(done)))
-			fmt.Fprintf(os.Stderr, "sweep: [%d/%d] %s n=%d: %.1f s (waited %.1f s for the lock); about %.0f min left\n",
+			fmt.Fprintf(os.Stderr, "sweep: [%d/%d] %s n=%d: %.1f s (waited %.1f s for the lock); about %.1f min left\n",
 				len(done), total, op, n, took.Seconds(), waited.Seconds(), left.Minutes())
 			// Written after every chunk: an interrupted sweep leaves what
 			// it measured (the points not reached show as unmeasured), and
