@@ -79,6 +79,7 @@ func main() {
 	rewrite := pflag.Bool("rewrite", false, "sweep: measure nothing; write sweep.md and the heat maps again from OUT/sweep.json and the reasons")
 	tune := pflag.Bool("tune", false, "time every algorithm gompi registers for each of --ops (forced with GOMPI_COLL_<OP>) against the default selection and MPI, at n 2,4,8 and the sweep's sizes, and print which wins where")
 	algs := pflag.StringSlice("algs", nil, "tune: only these algorithms (default: every one registered)")
+	stat := pflag.String("stat", "median", "tune: median or min of the repetitions")
 	pflag.Parse()
 	launchArgs = strings.Fields(*golaunchArgs)
 	if *sweep || *tune {
@@ -110,7 +111,10 @@ func main() {
 			if !changed("ops") {
 				log.Fatal("--tune: name the operations to tune with --ops")
 			}
-			if err := runTune(tuneConfig{cfg, *algs}, os.Stdout); err != nil {
+			if *stat != "median" && *stat != "min" {
+				log.Fatalf("--stat %q: median or min", *stat)
+			}
+			if err := runTune(tuneConfig{cfg, *algs, *stat}, os.Stdout); err != nil {
 				log.Fatal(err)
 			}
 			return

@@ -36,6 +36,10 @@ func tableChoice(op coll.Operation, n, osuSize int) string {
 type tuneConfig struct {
 	sweepConfig
 	algs []string // "" for every registered one
+	// stat summarizes a variant's repetitions: median, or min (on a
+	// machine others load, interference only adds time, so the fastest
+	// repetition is the steadier estimate of what the algorithm costs).
+	stat string
 }
 
 // algorithmsOf lists the algorithms gompi registers for op, as the built
@@ -62,10 +66,10 @@ func runTune(cfg tuneConfig, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "```\n%s\n```\n\n", cfg.command)
-	fmt.Fprintf(w, "Commit `%s`, %d CPUs, load average %s at the start. µs per call, OSU method, median of %d interleaved repetitions; "+
+	fmt.Fprintf(w, "Commit `%s`, %d CPUs, load average %s at the start. µs per call, OSU method, %s of %d interleaved repetitions; "+
 		"`default` is gompi's own selection (`table picks`: the table's first choice there; the same algorithm forced should measure the same, so the two show the noise), `MPI` %s's; each other column forces one algorithm (GOMPI_COLL_<OP>). "+
 		"**failed**: the forced algorithm could not run the call (or the run timed out).\n\n",
-		gitCommit(), cpus(), loadAverage(), cfg.reps, mpiVersion())
+		gitCommit(), cpus(), loadAverage(), cfg.stat, cfg.reps, mpiVersion())
 	for _, op := range cfg.ops {
 		cop, err := coll.ParseOperation(op)
 		if err != nil {
@@ -121,6 +125,7 @@ func runTune(cfg tuneConfig, w io.Writer) error {
 			unlock()
 			fmt.Fprintf(os.Stderr, "tune: %s n=%d: %.1f s (waited %.1f s for the lock)\n", op, n, (time.Since(t0) - waited).Seconds(), waited.Seconds())
 		}
+		fmt.Fprintf(w, "Load average at the end: %s.\n\n", loadAverage())
 		fmt.Fprintf(w, "### %s\n\n| n | size |", op)
 		for _, v := range variants {
 			fmt.Fprintf(w, " %s |", v)
@@ -136,6 +141,9 @@ func runTune(cfg tuneConfig, w io.Writer) error {
 					med[v] = math.NaN()
 					if ts := times[k]; len(ts) > 0 && !failed[k] {
 						med[v] = median(ts)
+						if cfg.stat == "min" {
+							med[v] = slices.Min(ts)
+						}
 					}
 					switch {
 					case math.IsNaN(med[v]):
