@@ -28,7 +28,10 @@ nice -n 19 mpicc -O2 -o "$work/hello_mpi" benches/ref/hello.c
 mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
 
-shm_before=$(ls /dev/shm | wc -l)
+# Only gompi's own segments are counted: other users' MPI jobs may come and
+# go in /dev/shm meanwhile (Open MPI's vader_segment.* files).
+gompi_shm() { ls /dev/shm | grep -c '^gompi' || true; }
+shm_before=$(gompi_shm)
 # wall CMD...: runs CMD with its output discarded, prints its wall seconds.
 wall() {
 	local t0 t1
@@ -40,9 +43,9 @@ wall() {
 leftovers() {
 	local p s
 	p=$(pgrep -f "$work/" || true)
-	s=$(ls /dev/shm | wc -l)
+	s=$(gompi_shm)
 	[ -z "$p" ] || { echo "left behind: processes $p" >&2; exit 1; }
-	[ "$s" -le "$shm_before" ] || { echo "left behind: /dev/shm files" >&2; ls /dev/shm >&2; exit 1; }
+	[ "$s" -le "$shm_before" ] || { echo "left behind: /dev/shm/gompi* files" >&2; ls /dev/shm >&2; exit 1; }
 }
 
 # initms CMD...: runs CMD, which prints "last past Init at unix-us=T", and
