@@ -58,22 +58,22 @@ initms() {
 }
 
 declare -a g m r gi mi
+# gompi_round and mpi_round: one hello job and one Init-time job of each.
+gompi_round() {
+	g+=("$(wall "$work/golaunch" -n "$n" "$work/hello")"); leftovers
+	gi+=("$(initms "$work/golaunch" -n "$n" "$work/rankprog" --mode inittime)"); leftovers
+}
+mpi_round() {
+	m+=("$(wall "${mpirun[@]}" -n "$n" "$work/hello_mpi")"); leftovers
+	mi+=("$(initms "${mpirun[@]}" -n "$n" "$work/hello_mpi" --init-time)"); leftovers
+}
 for ((i = 0; i < rounds; i++)); do
 	if ((i % 2 == 0)); then
-		g+=("$(wall "$work/golaunch" -n "$n" "$work/hello")"); leftovers
-		m+=("$(wall "${mpirun[@]}" -n "$n" "$work/hello_mpi")"); leftovers
+		gompi_round; mpi_round
 	else
-		m+=("$(wall "${mpirun[@]}" -n "$n" "$work/hello_mpi")"); leftovers
-		g+=("$(wall "$work/golaunch" -n "$n" "$work/hello")"); leftovers
+		mpi_round; gompi_round
 	fi
 	r+=("$(wall "$work/golaunch" -n "$n" "$work/ring")"); leftovers
-	if ((i % 2 == 0)); then
-		gi+=("$(initms "$work/golaunch" -n "$n" "$work/rankprog" --mode inittime)"); leftovers
-		mi+=("$(initms "${mpirun[@]}" -n "$n" "$work/hello_mpi" --init-time)"); leftovers
-	else
-		mi+=("$(initms "${mpirun[@]}" -n "$n" "$work/hello_mpi" --init-time)"); leftovers
-		gi+=("$(initms "$work/golaunch" -n "$n" "$work/rankprog" --mode inittime)"); leftovers
-	fi
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "# $n ranks on $(nproc) CPUs, $rounds rounds; load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -126,11 +126,7 @@ func runSweep(cfg sweepConfig) error {
 			if done[chunkName(op, n)] {
 				continue
 			}
-			args := []string{"--op", op, "--sizes", cfg.sizes, "--format", "json"}
-			args = append(args, strings.Fields(cfg.osuArgs)...)
-			if n >= 32 {
-				args = append(args, strings.Fields(cfg.large)...)
-			}
+			args := cfg.osuCommand(op, n)
 			// Every expected point exists before the runs, so that a run
 			// that fails shows as failed rather than missing.
 			get := func(size int) *sample {
@@ -147,11 +143,10 @@ func runSweep(cfg sweepConfig) error {
 				get(size)
 			}
 			t0 := time.Now()
-			unlock, err := acquire(cfg.lockPath)
+			unlock, waited, err := acquireTimed(cfg.lockPath)
 			if err != nil {
 				return err
 			}
-			waited := time.Since(t0)
 			// Interleaved: each repetition runs both programs, the one that
 			// goes first alternating, so drift in the machine's load hits both.
 			for r := 0; r < cfg.reps; r++ {
@@ -210,6 +205,23 @@ func runSweep(cfg sweepConfig) error {
 		}
 	}
 	return nil
+}
+
+// osuCommand is the arguments of both programs for op at n ranks.
+func (cfg sweepConfig) osuCommand(op string, n int) []string {
+	args := []string{"--op", op, "--sizes", cfg.sizes, "--format", "json"}
+	args = append(args, strings.Fields(cfg.osuArgs)...)
+	if n >= 32 {
+		args = append(args, strings.Fields(cfg.large)...)
+	}
+	return args
+}
+
+// acquireTimed is acquire, and how long it waited for the lock.
+func acquireTimed(path string) (func(), time.Duration, error) {
+	t0 := time.Now()
+	unlock, err := acquire(path)
+	return unlock, time.Since(t0), err
 }
 
 // expectedSizes are the sizes a chunk reports: Barrier has none (0 B).

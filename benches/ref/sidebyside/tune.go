@@ -87,14 +87,12 @@ func runTune(cfg tuneConfig, w io.Writer) error {
 		times := map[key][]float64{}
 		failed := map[key]bool{}
 		for _, n := range cfg.ns {
-			args := []string{"--op", op, "--sizes", cfg.sizes, "--format", "json"}
-			args = append(args, strings.Fields(cfg.osuArgs)...)
+			args := cfg.osuCommand(op, n)
 			t0 := time.Now()
-			unlock, err := acquire(cfg.lockPath)
+			unlock, waited, err := acquireTimed(cfg.lockPath)
 			if err != nil {
 				return err
 			}
-			waited := time.Since(t0)
 			for r := 0; r < cfg.reps; r++ {
 				for j := range variants {
 					v := (j + r) % len(variants) // the order rotates per repetition
