@@ -21,6 +21,15 @@
 // each rank count is measured, and only then, so others can take turns:
 //
 //	go run ./benches/ref/sidebyside --sweep --quick --out /tmp/sweep --lock /work/measure.lock
+//
+// Every point above 1.0 gets its reason from OUT/reasons.json (reasons.go)
+// or is listed as unexplained; --rewrite writes sweep.md again from
+// sweep.json after a reason is added, --resume continues an interrupted
+// sweep. With --tune it times every algorithm gompi registers for --ops,
+// each forced with GOMPI_COLL_<OP>, against the default selection and the
+// MPI library (tune.go), to tune coll/table.go from:
+//
+//	go run ./benches/ref/sidebyside --tune --ops alltoall --algs pairwise,linear --reps 5 --stat min --quick
 package main
 
 import (
