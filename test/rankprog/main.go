@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +51,7 @@ func main() {
 		os.Exit(1)
 	}
 	initTook = time.Since(t0)
+	pastInit = time.Now()
 	c := gompi.World()
 	fmt.Printf("pid=%d rank=%d\n", os.Getpid(), c.Rank())
 	err := modes[*mode](c, *arg)
@@ -64,6 +66,10 @@ var path string
 
 // initTook is how long this rank's gompi.Init took (mode rss reports it).
 var initTook time.Duration
+
+// pastInit is when this rank's gompi.Init returned (mode inittime reports
+// the last rank's).
+var pastInit time.Time
 
 var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// hosts: print how this rank reaches every other and where it runs, then
@@ -248,6 +254,21 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// resident memory and how long its Init took (rank 0 prints the
 	// summary: means over ranks, PSS counting each shared page once per
 	// job, and the slowest Init).
+	// inittime: rank 0 prints when the last rank got past Init, in
+	// microseconds since the Unix epoch, so that a caller that noted the
+	// launch time gets the job's start-up up to Init
+	// (benches/ref/startup.sh; benches/ref/hello.c --init-time prints the
+	// same for MPI).
+	"inittime": func(c *gompi.Comm, _ int) error {
+		all := make([]int64, c.Size())
+		if err := gompi.Gather(c, []int64{pastInit.UnixMicro()}, all, 0); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			fmt.Printf("ranks=%d last past Init at unix-us=%d\n", c.Size(), slices.Max(all))
+		}
+		return nil
+	},
 	"rss": func(c *gompi.Comm, _ int) error {
 		n := c.Size()
 		buf := make([]byte, 1024*n)

@@ -21,6 +21,15 @@
 // each rank count is measured, and only then, so others can take turns:
 //
 //	go run ./benches/ref/sidebyside --sweep --quick --out /tmp/sweep --lock /work/measure.lock
+//
+// Every point above 1.0 gets its reason from OUT/reasons.json (reasons.go)
+// or is listed as unexplained; --rewrite writes sweep.md again from
+// sweep.json after a reason is added, --resume continues an interrupted
+// sweep. With --tune it times every algorithm gompi registers for --ops,
+// each forced with GOMPI_COLL_<OP>, against the default selection and the
+// MPI library (tune.go), to tune coll/table.go from:
+//
+//	go run ./benches/ref/sidebyside --tune --ops alltoall --algs pairwise,linear --reps 5 --stat min --quick
 package main
 
 import (
@@ -73,10 +82,16 @@ func main() {
 	n64 := pflag.Bool("n64", false, "sweep: add 64 ranks")
 	out := pflag.String("out", "sweep", "sweep: the directory for sweep.md, sweep.json and the heat maps")
 	lockPath := pflag.String("lock", "", "sweep: hold an flock on this file while each operation at each rank count is measured (e.g. /work/measure.lock)")
-	timeout := pflag.Duration("timeout", 5*time.Minute, "sweep: longest run of one program before its point is given up")
+	timeout := pflag.Duration("timeout", 5*time.Minute, "sweep, tune: longest run of one program before its points are recorded as failed")
+	reasonsPath := pflag.String("reasons", "", "sweep: the hand-written file of measured reasons for points above 1.0 (default OUT/reasons.json if it exists)")
+	resume := pflag.Bool("resume", false, "sweep: keep the chunks an interrupted sweep of the same form finished in OUT/sweep.json and measure the rest")
+	rewrite := pflag.Bool("rewrite", false, "sweep: measure nothing; write sweep.md and the heat maps again from OUT/sweep.json and the reasons")
+	tune := pflag.Bool("tune", false, "time every algorithm gompi registers for each of --ops (forced with GOMPI_COLL_<OP>) against the default selection and MPI, at n 2,4,8 and the sweep's sizes, and print which wins where")
+	algs := pflag.StringSlice("algs", nil, "tune: only these algorithms (default: every one registered)")
+	stat := pflag.String("stat", "median", "tune: median or min of the repetitions")
 	pflag.Parse()
 	launchArgs = strings.Fields(*golaunchArgs)
-	if *sweep {
+	if *sweep || *tune {
 		cfg := sweepConfig{
 			ops: osu.Ops, ns: []int{2, 4, 8}, sizes: fullSizes, osuArgs: fullArgs, reps: *reps,
 			large: *large, lockPath: *lockPath, out: *out, dir: *dir, mpirun: *mpirun, timeout: *timeout,
@@ -101,7 +116,34 @@ func main() {
 		if changed("osu-args") {
 			cfg.osuArgs = *extra
 		}
-		if err := runSweep(cfg); err != nil {
+		if *tune {
+			if !changed("ops") {
+				log.Fatal("--tune: name the operations to tune with --ops")
+			}
+			if *stat != "median" && *stat != "min" {
+				log.Fatalf("--stat %q: median or min", *stat)
+			}
+			if err := runTune(tuneConfig{cfg, *algs, *stat}, os.Stdout); err != nil {
+				log.Fatal(err)
+			}
+			return
+		}
+		if *reasonsPath == "" {
+			if _, err := os.Stat(filepath.Join(*out, "reasons.json")); err == nil {
+				*reasonsPath = filepath.Join(*out, "reasons.json")
+			}
+		}
+		var err error
+		if cfg.reasons, err = loadReasons(*reasonsPath); err != nil {
+			log.Fatal(err)
+		}
+		cfg.resume = *resume
+		if *rewrite {
+			err = rewriteSweep(cfg)
+		} else {
+			err = runSweep(cfg)
+		}
+		if err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -240,19 +282,24 @@ func pingpongArgs(sizes, extra string) []string {
 }
 
 func runJSON(cmd []string) ([]point, error) {
-	return runJSONContext(context.Background(), cmd)
+	return runJSONContext(context.Background(), cmd, nil)
 }
 
-func runJSONContext(ctx context.Context, cmd []string) ([]point, error) {
+// runJSONContext runs cmd, with env added to this process's environment, and
+// parses the JSON lines of its output.
+func runJSONContext(ctx context.Context, cmd []string, env []string) ([]point, error) {
 	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+	if len(env) > 0 {
+		c.Env = append(os.Environ(), env...)
+	}
 	// A program given up on goes with all its ranks: its own process group.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
-		return nil, fmt.Errorf("%v: %s", err, errb.String())
-	}
+	runErr := c.Run()
+	// The points printed before a failure are kept: the sizes after it
+	// show as failed.
 	var pts []point
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
@@ -262,9 +309,12 @@ func runJSONContext(ctx context.Context, cmd []string) ([]point, error) {
 		}
 		var p point
 		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			return nil, err
+			return pts, err
 		}
 		pts = append(pts, p)
+	}
+	if runErr != nil {
+		return pts, fmt.Errorf("%v: %s", runErr, errb.String())
 	}
 	return pts, nil
 }

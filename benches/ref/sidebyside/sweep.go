@@ -14,12 +14,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/benches/internal/heatmap"
+	"github.com/gompi/gompi/benches/osu"
 )
 
 // sweepConfig is what a sweep measures and how.
@@ -31,6 +33,8 @@ type sweepConfig struct {
 	osuArgs  string // for both programs, every n
 	large    string // for both programs at n >= 32
 	lockPath string // held per chunk (one operation at one n); "" for none
+	reasons  []reason
+	resume   bool
 	out      string
 	dir      string
 	mpirun   string
@@ -55,6 +59,9 @@ type sample struct {
 	Size  int       `json:"size"`
 	Gompi []float64 `json:"gompi_us"`
 	MPI   []float64 `json:"mpi_us"`
+	// Failed holds, per run that gave no figures, the side and why (a
+	// program that outlived --timeout, a crash).
+	Failed []string `json:"failed,omitempty"`
 }
 
 func (s sample) ratio() float64 {
@@ -65,32 +72,81 @@ func (s sample) ratio() float64 {
 	return g / m
 }
 
-// runSweep measures every point and writes the results into cfg.out.
+// chunk is one program pair's share of the sweep: one operation at one
+// rank count, every size.
+func chunkName(op string, n int) string { return fmt.Sprintf("%s/%d", op, n) }
+
+// runSweep measures every point and writes the results into cfg.out. With
+// cfg.resume it keeps what an earlier run of the same form left in
+// cfg.out/sweep.json and measures only the chunks it had not finished.
 func runSweep(cfg sweepConfig) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
 	commit := gitCommit() // what the binaries are built from
-	if err := build(cfg.dir, []string{"go", "c"}); err != nil {
-		return err
-	}
 	start := time.Now()
 	load0 := loadAverage()
 	points := map[[3]int]*sample{} // (op index, n, size)
 	var order [][3]int
+	done := map[string]bool{}
+	var doneOrder []string
+	before := 0.0 // minutes spent by the run resumed
+	if cfg.resume {
+		prev, err := readSweep(cfg.out)
+		if err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		if err := prev.Meta.sameForm(cfg); err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		for _, s := range prev.Samples {
+			oi := slices.Index(cfg.ops, s.Op)
+			if oi < 0 || !slices.Contains(prev.Meta.Done, chunkName(s.Op, s.N)) {
+				continue // a chunk not finished is measured again
+			}
+			k := [3]int{oi, s.N, s.Size}
+			s := s
+			points[k] = &s
+			order = append(order, k)
+		}
+		for _, c := range prev.Meta.Done {
+			done[c] = true
+			doneOrder = append(doneOrder, c)
+		}
+		before = prev.Meta.Minutes
+		fmt.Fprintf(os.Stderr, "sweep: resuming: %d chunks done before\n", len(done))
+	}
+	if err := build(cfg.dir, []string{"go", "c"}); err != nil {
+		return err
+	}
+	total := len(cfg.ops) * len(cfg.ns)
+	measured, spent := 0, time.Duration(0)
 	for oi, op := range cfg.ops {
 		for _, n := range cfg.ns {
-			args := []string{"--op", op, "--sizes", cfg.sizes, "--format", "json"}
-			args = append(args, strings.Fields(cfg.osuArgs)...)
-			if n >= 32 {
-				args = append(args, strings.Fields(cfg.large)...)
+			if done[chunkName(op, n)] {
+				continue
+			}
+			args := cfg.osuCommand(op, n)
+			// Every expected point exists before the runs, so that a run
+			// that fails shows as failed rather than missing.
+			get := func(size int) *sample {
+				k := [3]int{oi, n, size}
+				s := points[k]
+				if s == nil {
+					s = &sample{Op: op, N: n, Size: size}
+					points[k] = s
+					order = append(order, k)
+				}
+				return s
+			}
+			for _, size := range expectedSizes(op, cfg.sizes) {
+				get(size)
 			}
 			t0 := time.Now()
-			unlock, err := acquire(cfg.lockPath)
+			unlock, waited, err := acquireTimed(cfg.lockPath)
 			if err != nil {
 				return err
 			}
-			waited := time.Since(t0)
 			// Interleaved: each repetition runs both programs, the one that
 			// goes first alternating, so drift in the machine's load hits both.
 			for r := 0; r < cfg.reps; r++ {
@@ -100,19 +156,18 @@ func runSweep(cfg sweepConfig) error {
 				}
 				for _, sd := range sides {
 					cmd := command(cfg.dir, cfg.mpirun, "osu", sd, n, args)
-					pts, err := runTimed(cmd, cfg.timeout)
+					pts, err := runTimed(cmd, cfg.timeout, nil)
 					if err != nil {
-						fmt.Fprintf(os.Stderr, "sweep: %s: %v (the point stays unmeasured)\n", strings.Join(cmd, " "), err)
-						continue
+						fmt.Fprintf(os.Stderr, "sweep: %s: %v (recorded as failed)\n", strings.Join(cmd, " "), err)
+						for _, size := range expectedSizes(op, cfg.sizes) {
+							if !slices.ContainsFunc(pts, func(p point) bool { return p.Size == size }) {
+								s := get(size)
+								s.Failed = append(s.Failed, sideNames[sd]+": "+firstLine(err.Error()))
+							}
+						}
 					}
 					for _, p := range pts {
-						k := [3]int{oi, p.N, p.Size}
-						s := points[k]
-						if s == nil {
-							s = &sample{Op: op, N: p.N, Size: p.Size}
-							points[k] = s
-							order = append(order, k)
-						}
+						s := get(p.Size)
 						if sd == "go" {
 							s.Gompi = append(s.Gompi, p.Avg)
 						} else {
@@ -122,17 +177,27 @@ func runSweep(cfg sweepConfig) error {
 				}
 			}
 			unlock()
-			fmt.Fprintf(os.Stderr, "sweep: %s n=%d: %.1f s (waited %.1f s for the lock)\n", op, n, time.Since(t0).Seconds()-waited.Seconds(), waited.Seconds())
+			took := time.Since(t0) - waited
+			measured++
+			spent += took
+			done[chunkName(op, n)] = true
+			doneOrder = append(doneOrder, chunkName(op, n))
+			left := time.Duration(float64(spent) / float64(measured) * float64(total-len(done)))
+			fmt.Fprintf(os.Stderr, "sweep: [%d/%d] %s n=%d: %.1f s (waited %.1f s for the lock); about %.1f min left\n",
+				len(done), total, op, n, took.Seconds(), waited.Seconds(), left.Minutes())
 			// Written after every chunk: an interrupted sweep leaves what
-			// it measured (the points not reached show as unmeasured).
+			// it measured (the points not reached show as unmeasured), and
+			// --resume goes on from there.
 			samples := make([]sample, 0, len(order))
 			for _, k := range order {
 				samples = append(samples, *points[k])
 			}
 			meta := sweepMeta{
 				Command: cfg.command, Start: start.UTC().Format("2006-01-02 15:04 UTC"),
-				Minutes: time.Since(start).Minutes(), LoadStart: load0, LoadEnd: loadAverage(),
+				Minutes: before + time.Since(start).Minutes(), LoadStart: load0, LoadEnd: loadAverage(),
 				Commit: commit, CPUs: cpus(), MPI: mpiVersion(),
+				Ops: cfg.ops, Ns: cfg.ns, Sizes: cfg.sizes, OSUArgs: cfg.osuArgs, Large: cfg.large, Reps: cfg.reps,
+				Done: doneOrder,
 			}
 			if err := writeSweep(cfg, meta, samples); err != nil {
 				return err
@@ -140,6 +205,97 @@ func runSweep(cfg sweepConfig) error {
 		}
 	}
 	return nil
+}
+
+// osuCommand is the arguments of both programs for op at n ranks.
+func (cfg sweepConfig) osuCommand(op string, n int) []string {
+	args := []string{"--op", op, "--sizes", cfg.sizes, "--format", "json"}
+	args = append(args, strings.Fields(cfg.osuArgs)...)
+	if n >= 32 {
+		args = append(args, strings.Fields(cfg.large)...)
+	}
+	return args
+}
+
+// acquireTimed is acquire, and how long it waited for the lock.
+func acquireTimed(path string) (func(), time.Duration, error) {
+	t0 := time.Now()
+	unlock, err := acquire(path)
+	return unlock, time.Since(t0), err
+}
+
+// expectedSizes are the sizes a chunk reports: Barrier has none (0 B).
+func expectedSizes(op, sizes string) []int {
+	if op == "barrier" {
+		return []int{0}
+	}
+	var out []int
+	for _, f := range strings.Split(sizes, ",") {
+		if v, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// sweepFile is sweep.json.
+type sweepFile struct {
+	Meta    sweepMeta `json:"meta"`
+	Samples []sample  `json:"samples"`
+}
+
+// readSweep reads dir/sweep.json.
+func readSweep(dir string) (sweepFile, error) {
+	var f sweepFile
+	raw, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return f, fmt.Errorf("%s: %w", filepath.Join(dir, "sweep.json"), err)
+	}
+	return f, nil
+}
+
+// sameForm reports an error if a sweep recorded with m measured something
+// else than cfg would: resuming it would mix two forms in one table.
+func (m sweepMeta) sameForm(cfg sweepConfig) error {
+	if m.Sizes != cfg.sizes || m.OSUArgs != cfg.osuArgs || m.Large != cfg.large || m.Reps != cfg.reps {
+		return fmt.Errorf("the sweep in %s was taken with sizes %q, osu args %q, large args %q, %d repetitions; this one would take %q, %q, %q, %d: run it without --resume or with the same form",
+			cfg.out, m.Sizes, m.OSUArgs, m.Large, m.Reps, cfg.sizes, cfg.osuArgs, cfg.large, cfg.reps)
+	}
+	return nil
+}
+
+// rewriteSweep writes sweep.md and the heat maps again from cfg.out's
+// sweep.json and the reasons, measuring nothing: after a reason is added.
+func rewriteSweep(cfg sweepConfig) error {
+	f, err := readSweep(cfg.out)
+	if err != nil {
+		return fmt.Errorf("--rewrite: %w", err)
+	}
+	m := f.Meta
+	if len(m.Ops) == 0 { // written before the form was recorded
+		for _, op := range osu.Ops {
+			if slices.ContainsFunc(f.Samples, func(s sample) bool { return s.Op == op }) {
+				m.Ops = append(m.Ops, op)
+			}
+		}
+		for _, s := range f.Samples {
+			if !slices.Contains(m.Ns, s.N) {
+				m.Ns = append(m.Ns, s.N)
+			}
+			m.Reps = max(m.Reps, len(s.Gompi), len(s.MPI))
+		}
+		slices.Sort(m.Ns)
+	}
+	cfg.ops, cfg.ns, cfg.reps = m.Ops, m.Ns, m.Reps
+	return writeSweep(cfg, m, f.Samples)
 }
 
 // sweepMeta says how and when the figures were taken.
@@ -152,15 +308,20 @@ type sweepMeta struct {
 	Commit    string  `json:"commit"`
 	CPUs      int     `json:"cpus"`
 	MPI       string  `json:"mpi"`
+	// The form, so that --resume and --rewrite know what was measured.
+	Ops     []string `json:"ops,omitempty"`
+	Ns      []int    `json:"ns,omitempty"`
+	Sizes   string   `json:"sizes,omitempty"`
+	OSUArgs string   `json:"osu_args,omitempty"`
+	Large   string   `json:"large_args,omitempty"`
+	Reps    int      `json:"reps,omitempty"`
+	Done    []string `json:"done,omitempty"` // chunks finished, "op/n"
 }
 
 // writeSweep writes sweep.json (every repetition), sweep.md (the tables)
 // and OP.svg (a heat map per operation) into cfg.out.
 func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
-	raw, err := json.MarshalIndent(struct {
-		Meta    sweepMeta `json:"meta"`
-		Samples []sample  `json:"samples"`
-	}{meta, samples}, "", " ")
+	raw, err := json.MarshalIndent(sweepFile{meta, samples}, "", " ")
 	if err != nil {
 		return err
 	}
@@ -179,29 +340,112 @@ func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
 	}
 	md.WriteString("\n\n")
 	writeSummary(&md, cfg.ops, samples)
+	writeUnexplained(&md, cfg.reasons, samples)
 	for _, op := range cfg.ops {
 		fmt.Fprintf(&md, "## %s\n\n![%s: gompi / MPI](%s.svg)\n\n", op, op, op)
-		md.WriteString("| n | size | gompi µs | MPI µs | gompi / MPI |\n| ---: | ---: | ---: | ---: | ---: |\n")
+		md.WriteString("| n | size | gompi µs | MPI µs | gompi / MPI | reason |\n| ---: | ---: | ---: | ---: | ---: | --- |\n")
 		for _, s := range samples {
 			if s.Op != op {
 				continue
 			}
 			r := s.ratio()
-			rs := fmt.Sprintf("%.2f", r)
+			rs, why := fmt.Sprintf("%.2f", r), ""
 			switch {
+			case math.IsNaN(r) && len(s.Failed) > 0:
+				rs = "**failed**" // the runs' errors are listed under "Failed runs"
 			case math.IsNaN(r):
-				rs = "—" // a run failed: see the sweep's stderr
+				rs = "—" // not reached (an interrupted sweep)
 			case r > 1:
 				rs = "**" + rs + "**"
+				why = "unexplained"
+				if rsn := reasonFor(cfg.reasons, s); rsn != nil {
+					why = "[" + rsn.ID + "](#" + rsn.ID + ")"
+				}
 			}
-			fmt.Fprintf(&md, "| %d | %s | %s | %s | %s |\n", s.N, size(s.Size), us(s.Gompi), us(s.MPI), rs)
+			fmt.Fprintf(&md, "| %d | %s | %s | %s | %s | %s |\n", s.N, size(s.Size), us(s.Gompi), us(s.MPI), rs, why)
 		}
 		md.WriteString("\n")
 		if err := writeHeatmap(cfg, meta, op, samples); err != nil {
 			return err
 		}
 	}
+	writeReasons(&md, cfg.reasons, samples)
+	writeFailed(&md, samples)
 	return os.WriteFile(filepath.Join(cfg.out, "sweep.md"), []byte(md.String()), 0o644)
+}
+
+// writeUnexplained counts the points above 1.0 with and without a reason and
+// lists those without.
+func writeUnexplained(md *strings.Builder, rs []reason, samples []sample) {
+	var above int
+	var none []sample
+	for _, s := range samples {
+		if r := s.ratio(); math.IsNaN(r) || r <= 1 {
+			continue
+		}
+		above++
+		if reasonFor(rs, s) == nil {
+			none = append(none, s)
+		}
+	}
+	fmt.Fprintf(md, "**Points above 1.0: %d; with a measured reason: %d; unexplained: %d.** ", above, above-len(none), len(none))
+	md.WriteString("Reasons come from the hand-written reasons file (`--reasons`; the format is in `benches/ref/sidebyside/reasons.go` and docs/PERFORMANCE.md), listed under [Reasons](#reasons).\n\n")
+	if len(none) == 0 {
+		return
+	}
+	md.WriteString("Unexplained (op, n, size: ratio): ")
+	for i, s := range none {
+		if i > 0 {
+			md.WriteString("; ")
+		}
+		fmt.Fprintf(md, "%s %d %s: %.2f", s.Op, s.N, size(s.Size), s.ratio())
+	}
+	md.WriteString(".\n\n")
+}
+
+// writeReasons lists every reason with its evidence and how many of the
+// sweep's points above 1.0 it explains.
+func writeReasons(md *strings.Builder, rs []reason, samples []sample) {
+	md.WriteString("## Reasons\n\n")
+	if len(rs) == 0 {
+		md.WriteString("No reasons file was given.\n\n")
+		return
+	}
+	for i := range rs {
+		r := &rs[i]
+		var used int
+		for _, s := range samples {
+			if x := s.ratio(); !math.IsNaN(x) && x > 1 && reasonFor(rs, s) == r {
+				used++
+			}
+		}
+		ns := "every n"
+		if len(r.N) > 0 {
+			ns = "n = " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(r.N)), ", "), "[]")
+		}
+		hi := "∞"
+		if r.MaxBytes > 0 {
+			hi = size(r.MaxBytes)
+		}
+		fmt.Fprintf(md, "<a id=\"%s\"></a>**%s** (%s; %s; %s..%s; explains %d points here). %s Evidence: %s\n\n",
+			r.ID, r.ID, strings.Join(r.Ops, ", "), ns, size(r.MinBytes), hi, used, r.Reason, r.Evidence)
+	}
+}
+
+// writeFailed lists the runs that gave no figures.
+func writeFailed(md *strings.Builder, samples []sample) {
+	var lines []string
+	for _, s := range samples {
+		for _, f := range s.Failed {
+			lines = append(lines, fmt.Sprintf("- %s n = %d %s: %s", s.Op, s.N, size(s.Size), f))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	md.WriteString("## Failed runs\n\n")
+	md.WriteString(strings.Join(lines, "\n"))
+	md.WriteString("\n\n")
 }
 
 // writeSummary writes one line per operation: how many points are above 1.0
@@ -292,13 +536,13 @@ func acquire(path string) (func(), error) {
 }
 
 // runTimed runs one program and parses its JSON lines, killing it after
-// timeout.
-func runTimed(cmd []string, timeout time.Duration) ([]point, error) {
+// timeout; on an error it returns the points printed before it.
+func runTimed(cmd []string, timeout time.Duration, env []string) ([]point, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	pts, err := runJSONContext(ctx, cmd)
+	pts, err := runJSONContext(ctx, cmd, env)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, fmt.Errorf("no result within %v", timeout)
+		return pts, fmt.Errorf("no result within %v", timeout)
 	}
 	return pts, err
 }
