@@ -223,3 +223,23 @@ func TestShmLedBarrier(t *testing.T) {
 		return c.Barrier(shm)
 	})
 }
+
+// TestShmLedBarrierLeaderLost: the leader of a barrier (the last Bcast's
+// root) leaves instead of arriving; the others, waiting for it, get
+// ErrPeerLost instead of hanging.
+func TestShmLedBarrierLeaderLost(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // 4 ranks on 2 Ps: oversubscribed
+	shm := gompi.WithAlgorithm("shm")
+	run(t, 4, func(c *gompi.Comm) error {
+		if err := c.Bcast(make([]byte, 8), 0, shm); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			return nil // leaves without the barrier it would lead
+		}
+		if err := c.Barrier(shm); !errors.Is(err, gompi.ErrPeerLost) {
+			return fmt.Errorf("barrier whose leader left: want ErrPeerLost, got %v", err)
+		}
+		return nil
+	})
+}
