@@ -5,6 +5,7 @@ package gompi_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -163,6 +164,81 @@ func TestShmContributorsMayFinish(t *testing.T) {
 		}
 		if c.Rank() == 0 && out[0] != 6 {
 			return fmt.Errorf("sum %v, want 6", out[0])
+		}
+		return nil
+	})
+}
+
+// TestShmLedBarrier: with ranks outnumbering CPUs, the root of a Bcast or
+// Scatter leaves the next barrier first and the others wait for it. Roots
+// change from call to call, and a rank that does not know it leads (its
+// record disagrees with the others' after a failed call) must cost the
+// others a short wait, never a hang.
+func TestShmLedBarrier(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // 4 ranks on 2 Ps: oversubscribed
+	shm := gompi.WithAlgorithm("shm")
+	run(t, 4, func(c *gompi.Comm) error {
+		n := c.Size()
+		for i := range 40 {
+			root := i % n
+			b := make([]byte, 8)
+			if c.Rank() == root {
+				copy(b, fmt.Sprint(i))
+			}
+			if i%2 == 0 {
+				if err := c.Bcast(b, root, shm); err != nil {
+					return err
+				}
+			} else {
+				var all []byte
+				if c.Rank() == root {
+					all = make([]byte, 8*n)
+					for r := range n {
+						copy(all[8*r:], fmt.Sprint(i))
+					}
+				}
+				if err := c.Scatter(all, b, root, shm); err != nil {
+					return err
+				}
+			}
+			if want := fmt.Sprint(i); string(b[:len(want)]) != want {
+				return fmt.Errorf("call %d from root %d: got %q", i, root, b)
+			}
+			if err := c.Barrier(shm); err != nil {
+				return err
+			}
+		}
+		// Rank 0 calls Gather where the others call Bcast, both rooted at
+		// 0: every rank gets ErrMismatch, and then the others expect rank 0
+		// to lead the barrier, which rank 0 (after a Gather) does not.
+		var err error
+		if c.Rank() == 0 {
+			err = c.Gather(make([]byte, 8), make([]byte, 8*n), 0, shm)
+		} else {
+			err = c.Bcast(make([]byte, 8), 0, shm)
+		}
+		if !errors.Is(err, gompi.ErrMismatch) {
+			return fmt.Errorf("Gather against Bcast: want ErrMismatch, got %v", err)
+		}
+		return c.Barrier(shm)
+	})
+}
+
+// TestShmLedBarrierLeaderLost: the leader of a barrier (the last Bcast's
+// root) leaves instead of arriving; the others, waiting for it, get
+// ErrPeerLost instead of hanging.
+func TestShmLedBarrierLeaderLost(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // 4 ranks on 2 Ps: oversubscribed
+	shm := gompi.WithAlgorithm("shm")
+	run(t, 4, func(c *gompi.Comm) error {
+		if err := c.Bcast(make([]byte, 8), 0, shm); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			return nil // leaves without the barrier it would lead
+		}
+		if err := c.Barrier(shm); !errors.Is(err, gompi.ErrPeerLost) {
+			return fmt.Errorf("barrier whose leader left: want ErrPeerLost, got %v", err)
 		}
 		return nil
 	})

@@ -197,10 +197,22 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	}
 	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, word, s.sigBytes(n, a))
 	data := scratch[n*sigSize:]
-	if err := s.run(x, a, data); err != nil {
-		return err
+	err := s.run(x, a, data)
+	// The root of a collective whose data flow from it leaves the next
+	// barrier first, so that when the collective comes
+	// again the readers find its data posted instead of waiting for a
+	// context switch that gives the root a CPU.
+	lead := -1
+	if rootSends(s.op) {
+		lead = a.Root
 	}
-	return nil
+	x.c.c.ShmLeadNext(lead)
+	return err
+}
+
+// rootSends reports whether op's data flow from its root to the others.
+func rootSends(op coll.Operation) bool {
+	return op == coll.OpBcast || op == coll.OpScatter || op == coll.OpScatterv
 }
 
 // writeSig writes a rank's signature of a call: operation, a word (the
@@ -395,7 +407,7 @@ func fold(op coll.Op, data []byte, m, lo, hi int, acc []byte) {
 var shmAlgs = []*shmAlg{
 	{op: coll.OpBarrier, summary: "arrive at a shared counter; the last arrival wakes everyone",
 		cost: "1 shared barrier", need: func(int, *coll.Args) int { return 0 },
-		run: func(x *collComm, _ *coll.Args, _ []byte) error { return meet(x) }},
+		run: func(x *collComm, _ *coll.Args, _ []byte) error { return checkAfter(x, x.c.c.ShmBarrier()) }},
 	{op: coll.OpBcast, summary: "root writes the message into shared scratch and goes on; each rank waits for the root, not the others, and copies it out (larger messages: a half at a time, all meeting per piece)",
 		cost: "⌈m/s⌉ shared barriers + 2 copies of m (s: a scratch half)",
 		// Any size fits: a message larger than one scratch half goes in

@@ -36,6 +36,15 @@ const CollSlots = 8
 // other polls); here the two arrivals go out at once, one hand-off each way,
 // as a point-to-point exchange would. The root's arrival is its post.
 
+// A slot of more than two ranks may also order who leaves a step: its
+// leader (rank 0) leaves first, and the others wait until it has (Lead,
+// Led). When ranks outnumber CPUs, which rank runs first after a release is
+// up to the scheduler, and a rank that leaves first only to wait for
+// another (a reader of a broadcast whose root still waits for a CPU) pays a
+// context switch; rank 0 is the usual root, and leaving first it has posted
+// before the others look. Ordering only the leaving keeps the release
+// itself (Released, which ShmBegin waits for) free of any one rank.
+
 // CollCtl is the control block of a slot.
 type CollCtl struct {
 	owner    uint32 // 0 free, else 1 + the context of the owning communicator
@@ -46,7 +55,9 @@ type CollCtl struct {
 	_        [120]byte
 	gen      uint32 // collectives released; the futex word
 	sleepers int32
-	_        [120]byte
+	led      uint32 // 1 + the last collective whose leader has left it; a futex word
+	lsleep   int32  // ranks asleep on led
+	_        [112]byte
 	pair     [2]pairWord // two-rank slots: each rank's arrivals
 }
 
@@ -97,11 +108,12 @@ func (s *Segment) ClaimCollSlot(ctx uint32, n int) (slot int, base uint64) {
 	for i := 1; i < CollSlots; i++ {
 		c := s.CollCtlAt(i)
 		if atomic.CompareAndSwapUint32(&c.owner, 0, ctx+1) {
-			b := max(atomic.LoadUint32(&c.gen), atomic.LoadUint32(&c.posted),
+			b := max(atomic.LoadUint32(&c.gen), atomic.LoadUint32(&c.posted), atomic.LoadUint32(&c.led),
 				atomic.LoadUint32(&c.pair[0].seq), atomic.LoadUint32(&c.pair[1].seq))
 			atomic.StoreUint64(&c.arrive, uint64(b)*uint64(n))
 			atomic.StoreUint32(&c.gen, b)
 			atomic.StoreUint32(&c.posted, b)
+			atomic.StoreUint32(&c.led, b)
 			atomic.StoreUint32(&c.pair[0].seq, b)
 			atomic.StoreUint32(&c.pair[1].seq, b)
 			return i, uint64(b)
@@ -219,4 +231,25 @@ func (c *CollCtl) SleepPost(k uint64, n, root int, d time.Duration) {
 		futexWait(&c.posted, v, d)
 	}
 	atomic.AddInt32(&c.psleep, -1)
+}
+
+// Lead marks collective k as left by its leader and wakes the ranks asleep
+// on it. The leader calls it once collective k is released.
+func (c *CollCtl) Lead(k uint64) {
+	atomic.StoreUint32(&c.led, uint32(k+1))
+	if atomic.LoadInt32(&c.lsleep) != 0 {
+		futexWake(&c.led)
+	}
+}
+
+// Led reports whether the leader has left collective k.
+func (c *CollCtl) Led(k uint64) bool { return reached(atomic.LoadUint32(&c.led), k) }
+
+// SleepLead waits until the leader has left collective k or d passes.
+func (c *CollCtl) SleepLead(k uint64, d time.Duration) {
+	atomic.AddInt32(&c.lsleep, 1)
+	if v := atomic.LoadUint32(&c.led); !reached(v, k) {
+		futexWait(&c.led, v, d)
+	}
+	atomic.AddInt32(&c.lsleep, -1)
 }

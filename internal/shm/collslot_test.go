@@ -30,12 +30,23 @@ func newTestSegment(t testing.TB, n int) *Segment {
 // third step is rooted instead: the root (rank k mod n) arrives and posts
 // without waiting, the others wait for the post, check the root's cell and
 // arrive; the next step then waits for the release as every collective
-// does.
+// does. On more than two ranks every third step is led instead: its leader
+// (rank k/3 mod n) waits for the release and leaves first (Lead), the others
+// wait until it has (Led) and check that it had.
 func runSteps(t *testing.T, c *CollCtl, n int, first, steps uint64) {
 	t.Helper()
 	cells := make([]atomic.Uint64, n)
+	left := make([]atomic.Uint64, n) // 1 + the last step the rank left as leader
 	var wg sync.WaitGroup
 	errs := make(chan string, n)
+	// A rank that finds something wrong reports it and goes on: were it to
+	// stop taking steps, the others would wait for it for ever.
+	fail := func(msg string) {
+		select {
+		case errs <- msg:
+		default:
+		}
+	}
 	for r := range n {
 		wg.Add(1)
 		go func() {
@@ -61,14 +72,22 @@ func runSteps(t *testing.T, c *CollCtl, n int, first, steps uint64) {
 						c.SleepPost(k, n, root, time.Millisecond)
 					}
 					if cells[root].Load() < k {
-						errs <- "a reader went on before its root posted"
-						return
+						fail("a reader went on before its root posted")
 					}
 					c.Arrive(k, n, r)
 					open = true
 					continue
 				}
-				if !c.Arrive(k, n, r) {
+				if k%3 == 0 && n > 2 && r != int(k/3%uint64(n)) {
+					leader := int(k / 3 % uint64(n))
+					c.Arrive(k, n, r)
+					for !c.Led(k) {
+						c.SleepLead(k, time.Millisecond)
+					}
+					if left[leader].Load() < k+1 {
+						fail("a rank left a led step before its leader")
+					}
+				} else if !c.Arrive(k, n, r) {
 					for i := 0; !c.Released(k, n); i++ {
 						if i%16 == 15 {
 							c.Sleep(k, n, time.Millisecond)
@@ -79,9 +98,12 @@ func runSteps(t *testing.T, c *CollCtl, n int, first, steps uint64) {
 				}
 				for q := range n {
 					if cells[q].Load() < k {
-						errs <- "released before every rank arrived"
-						return
+						fail("released before every rank arrived")
 					}
+				}
+				if k%3 == 0 && n > 2 && r == int(k/3%uint64(n)) {
+					left[r].Store(k + 1)
+					c.Lead(k)
 				}
 			}
 			if open {
@@ -91,7 +113,13 @@ func runSteps(t *testing.T, c *CollCtl, n int, first, steps uint64) {
 			}
 		}()
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the steps did not finish in 30 s: a rank waits for ever")
+	}
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
@@ -119,8 +147,8 @@ func TestCollSteps(t *testing.T) {
 			if !c.Released(base2-1, sizes[0]) {
 				t.Fatalf("the last owner's last step looks unreleased after the claim")
 			}
-			if c.Released(base2, sizes[1]) || c.Posted(base2, sizes[1], 0) {
-				t.Fatalf("the new owner's first step looks released or posted before anyone arrived")
+			if c.Released(base2, sizes[1]) || c.Posted(base2, sizes[1], 0) || c.Led(base2) {
+				t.Fatalf("the new owner's first step looks released, posted or led before anyone arrived")
 			}
 			runSteps(t, c, sizes[1], base2, 300)
 		})

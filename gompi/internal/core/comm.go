@@ -29,6 +29,7 @@ type Comm struct {
 	slot    int    // collective slot in the segment, -1 if none
 	shmSeq  uint64 // shared-memory collectives run on it so far
 	shmOpen bool   // this rank arrived at step shmSeq-1 without waiting for its release
+	shmLead int    // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
 	user    any    // the API's communicator wrapping this one
 }
 

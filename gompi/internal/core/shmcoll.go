@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/gompi/internal/base"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // Shared-memory collectives: a communicator whose ranks all live on this host
@@ -117,13 +118,26 @@ func (c *Comm) ShmBegin() error {
 // every member has arrived, with the same spin, yield and sleep as every wait.
 // Calls on one communicator must be made in the same order by all members,
 // and not concurrently.
-func (c *Comm) ShmStep() error { return c.shmStep(false) }
+func (c *Comm) ShmStep() error { return c.shmStep(false, false) }
+
+// ShmBarrier is ShmStep for a barrier: every member takes the whole step,
+// and the rank ShmLeadNext named leaves it first.
+func (c *Comm) ShmBarrier() error { return c.shmStep(false, true) }
 
 // ShmStepPost is ShmStep for the root of a rooted collective: it also posts
 // the step (see ShmPost), so that readers waiting for the root find it.
-func (c *Comm) ShmStepPost() error { return c.shmStep(true) }
+func (c *Comm) ShmStepPost() error { return c.shmStep(true, false) }
 
-func (c *Comm) shmStep(post bool) error {
+// ShmLeadNext names the rank that leaves c's next barriers first
+// (ShmBarrier), or none (-1), until the next call: the root of a collective
+// whose data flow from the root (Bcast, Scatter), after it, so that in a loop
+// of such a collective and a barrier the root has posted before the readers
+// look (see shm.CollCtl.Lead). Every member must name the same rank after the
+// same collective; where one does not (after a failed call), the others wait
+// for it only until their wait would sleep.
+func (c *Comm) ShmLeadNext(rank int) { c.shmLead = rank + 1 }
+
+func (c *Comm) shmStep(post, barrier bool) error {
 	if err := c.ShmBegin(); err != nil {
 		return err
 	}
@@ -134,10 +148,51 @@ func (c *Comm) shmStep(post bool) error {
 	if post {
 		ctl.Post(k, c.size)
 	}
-	if last || ctl.Released(k, c.size) {
+	lead := -1
+	if barrier {
+		lead = c.leader()
+	}
+	if lead >= 0 && c.rank != lead {
+		return c.awaitLeader(k, ctl)
+	}
+	if !last && !ctl.Released(k, c.size) {
+		err := c.shmWait(func() bool { return ctl.Released(k, c.size) }, func(d time.Duration) { ctl.Sleep(k, c.size, d) })
+		if err != nil {
+			return err
+		}
+	}
+	if lead >= 0 {
+		ctl.Lead(k)
+	}
+	return nil
+}
+
+// awaitLeader waits until the leader has left step k, which this rank has
+// arrived at. If the step is released but the wait would sleep, the leader
+// does not know it leads (see ShmLeadNext) and this rank leaves anyway.
+func (c *Comm) awaitLeader(k uint64, ctl *shm.CollCtl) error {
+	if ctl.Led(k) {
 		return nil
 	}
-	return c.shmWait(func() bool { return ctl.Released(k, c.size) }, func(d time.Duration) { ctl.Sleep(k, c.size, d) })
+	gaveUp := false
+	return c.shmWait(func() bool { return ctl.Led(k) || gaveUp && ctl.Released(k, c.size) }, func(d time.Duration) {
+		if ctl.Released(k, c.size) {
+			gaveUp = true
+			return
+		}
+		ctl.SleepLead(k, d)
+	})
+}
+
+// leader returns the rank that leaves c's barriers first, or -1 if they
+// leave as they find the step released: the rank named by ShmLeadNext, on a
+// slot of more than two ranks when ranks outnumber CPUs. With a CPU per rank
+// every rank leaves at once, and the extra hand-off would only cost.
+func (c *Comm) leader() int {
+	if c.shmLead == 0 || c.size <= 2 || !c.p.opts.Oversubscribed {
+		return -1
+	}
+	return c.shmLead - 1
 }
 
 // ShmPost is the root's step of a collective whose readers need only the
