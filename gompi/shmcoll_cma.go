@@ -106,36 +106,11 @@ var cmaPreferred = []struct {
 // preferCMAWhereFaster puts "cma" first where cmaPreferred says it wins.
 func preferCMAWhereFaster() error {
 	for _, p := range cmaPreferred {
-		if err := preferFrom(p.op, "cma", p.minBytes); err != nil {
+		if err := preferAbove(p.op, "cma", p.minBytes, 0); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// preferFrom rewrites op's table so that calls of at least minBytes try alg
-// first; every other call matches the rule it matched before. Rules have
-// upper limits only: first the old rules capped at minBytes−1, then the old
-// rules that reach minBytes with alg in front.
-func preferFrom(op coll.Operation, alg string, minBytes int) error {
-	old := coll.Table(op)
-	var rules []coll.Rule
-	for _, r := range old {
-		if r.MaxBytes == 0 || r.MaxBytes > minBytes-1 {
-			r.MaxBytes = minBytes - 1
-		}
-		rules = append(rules, r)
-	}
-	for _, r := range old {
-		if r.MaxBytes != 0 && r.MaxBytes < minBytes {
-			continue // covered above
-		}
-		if r.Use[0] != alg {
-			r.Use = append([]string{alg}, r.Use...)
-		}
-		rules = append(rules, r)
-	}
-	return coll.SetTable(op, reachable(rules))
 }
 
 // runCMA runs one single-copy collective (after runShm's start: the last

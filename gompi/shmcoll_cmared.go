@@ -150,7 +150,8 @@ func preferCMARedWhereFaster() error {
 }
 
 // preferAbove rewrites op's table so that calls of at least minBytes try
-// name first, and on two ranks only calls of at least minBytes2: the old
+// name first, and on two ranks only calls of at least minBytes2 (0: the
+// same bound); the single-copy algorithms of shmcoll_cma.go use it too: the old
 // rules come first restricted to smaller calls (then, on two ranks, to
 // calls below minBytes2), then the old rules with name in front.
 func preferAbove(op coll.Operation, name string, minBytes, minBytes2 int) error {
