@@ -359,6 +359,12 @@ func (c *Comm) ShmScratchPrev() []byte { return nil }
 // ShmStep fails: there is no segment under MPI.
 func (c *Comm) ShmStep() error { return errNoShm() }
 
+// ShmBarrier fails as ShmStep.
+func (c *Comm) ShmBarrier() error { return errNoShm() }
+
+// ShmLeadNext does nothing: no step is ever taken under MPI.
+func (c *Comm) ShmLeadNext(rank int) {}
+
 // ShmStepPost fails as ShmStep.
 func (c *Comm) ShmStepPost() error { return errNoShm() }
 
