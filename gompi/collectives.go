@@ -47,13 +47,16 @@ func installCollectives() error {
 	if nativeColl {
 		return nil
 	}
-	if err := preferShmWhereFaster(); err != nil {
-		return err
-	}
+	// Single copy first, then "shm" in front of it: where a call fits the
+	// scratch area "shm" wins (one barrier, two short copies); where it
+	// does not, the next algorithm of the rule, "cma" among them, runs.
 	if err := preferCMAWhereFaster(); err != nil {
 		return err
 	}
-	return preferCMARedWhereFaster()
+	if err := preferCMARedWhereFaster(); err != nil {
+		return err
+	}
+	return preferShmWhereFaster()
 }
 
 func init() {

@@ -90,23 +90,28 @@ func registerCMA() error {
 // at least minBytes (the operation's own measure, coll.Operation.SizeMeaning:
 // the message of Bcast, one block of the others). Measured side by side
 // against the table before: docs/PERFORMANCE.md, "Single-copy collectives".
+// minBytes2 is the bound on two ranks where it differs (0: the same).
+// Gather and Alltoall from 4 KiB on 3 or more ranks: "cma" took 0.2-0.7x
+// the time of the table's binomial and linear at 4 and 32 KiB on 4 and 8
+// ranks (docs/PERFORMANCE.md, "Tuning after the full sweep"); on two ranks
+// pairwise and binomial were as fast or faster below 64 KiB.
 var cmaPreferred = []struct {
-	op       coll.Operation
-	minBytes int
+	op                  coll.Operation
+	minBytes, minBytes2 int
 }{
-	{coll.OpBcast, 64 << 10},
+	{coll.OpBcast, 64 << 10, 0},
 	// Not Scatter: "linear" already copies each block once (a rendezvous
 	// per rank), and "cma" measured slower than it at 1 MiB and at 8
 	// ranks in two runs out of two.
-	{coll.OpGather, 64 << 10},
-	{coll.OpAllgather, 64 << 10},
-	{coll.OpAlltoall, 64 << 10},
+	{coll.OpGather, 4 << 10, 64 << 10},
+	{coll.OpAllgather, 64 << 10, 0},
+	{coll.OpAlltoall, 4 << 10, 64 << 10},
 }
 
 // preferCMAWhereFaster puts "cma" first where cmaPreferred says it wins.
 func preferCMAWhereFaster() error {
 	for _, p := range cmaPreferred {
-		if err := preferAbove(p.op, "cma", p.minBytes, 0); err != nil {
+		if err := preferAbove(p.op, "cma", p.minBytes, p.minBytes2); err != nil {
 			return err
 		}
 	}

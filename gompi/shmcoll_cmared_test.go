@@ -301,9 +301,10 @@ func TestCMAReductionReadFails(t *testing.T) {
 	}
 }
 
-// TestCMAReductionsPreferred: the selection table tries "cma" first from
-// 16 KiB on three ranks or more and from 64 KiB on two, and leaves smaller
-// calls to the algorithms they had.
+// TestCMAReductionsPreferred: the selection table tries "cma" from 16 KiB
+// on three ranks or more and from 64 KiB on two, right after "shm" (which
+// runs where the call fits its scratch area), and leaves smaller calls to
+// the algorithms they had.
 func TestCMAReductionsPreferred(t *testing.T) {
 	for _, s := range redAlgs {
 		for _, c := range []struct {
@@ -313,10 +314,27 @@ func TestCMAReductionsPreferred(t *testing.T) {
 			{2, 8, false}, {2, 16 << 10, false}, {2, 64<<10 - 1, false}, {2, 64 << 10, true}, {2, 1 << 20, true},
 			{3, 16<<10 - 1, false}, {3, 16 << 10, true}, {8, 16 << 10, true}, {8, 8 << 20, true}, {8, 1 << 10, false},
 		} {
-			got := coll.Select(s.op, c.n, c.bytes)
+			got := firstBeyondShm(s.op, c.n, c.bytes)
 			if (got == "cma") != c.cma {
-				t.Errorf("%s on %d ranks, %d bytes: selection tries %q first", s.op, c.n, c.bytes, got)
+				t.Errorf("%s on %d ranks, %d bytes: selection tries %q first after shm", s.op, c.n, c.bytes, got)
 			}
 		}
 	}
+}
+
+// firstBeyondShm returns the first algorithm other than "shm" of the rule
+// that selection matches for op on n ranks and bytes.
+func firstBeyondShm(op coll.Operation, n, bytes int) string {
+	for _, r := range coll.Table(op) {
+		if (r.MaxRanks != 0 && n > r.MaxRanks) || (r.MaxBytes != 0 && bytes > r.MaxBytes) {
+			continue
+		}
+		for _, name := range r.Use {
+			if name != "shm" {
+				return name
+			}
+		}
+		return ""
+	}
+	return ""
 }
