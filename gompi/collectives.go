@@ -47,16 +47,20 @@ func installCollectives() error {
 	if nativeColl {
 		return nil
 	}
-	// Single copy first, then "shm" in front of it: where a call fits the
-	// scratch area "shm" wins (one barrier, two short copies); where it
-	// does not, the next algorithm of the rule, "cma" among them, runs.
+	// "shm" in pieces first, then single copy in front of it for large
+	// calls, then "shm" in front of single copy where it runs only if the
+	// call fits the scratch area: there it wins (one barrier, two short
+	// copies); where it does not fit, the rule's next algorithm runs.
+	if err := preferShmWhereFaster(true); err != nil {
+		return err
+	}
 	if err := preferCMAWhereFaster(); err != nil {
 		return err
 	}
 	if err := preferCMARedWhereFaster(); err != nil {
 		return err
 	}
-	return preferShmWhereFaster()
+	return preferShmWhereFaster(false)
 }
 
 func init() {

@@ -178,13 +178,30 @@ func registerShm() error {
 
 // preferShmWhereFaster puts "shm" first in the selection table where
 // shmPreferred says it wins.
-func preferShmWhereFaster() error {
+// With inPieces it does so for the algorithms that take any size in pieces
+// (Bcast, Allgather: installed before single copy, which then goes in front
+// of them for large calls); without, for the others (installed after single
+// copy, so that "shm" runs first wherever a call fits the scratch area).
+func preferShmWhereFaster(inPieces bool) error {
 	for _, p := range shmPreferred {
+		if shmInPieces(p.op) != inPieces {
+			continue
+		}
 		if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// shmInPieces reports whether op's shm algorithm takes any size in pieces.
+func shmInPieces(op coll.Operation) bool {
+	for _, s := range shmAlgs {
+		if s.op == op {
+			return s.pieces
+		}
+	}
+	return false
 }
 
 // runShm runs one shared-memory collective: write, meet, check, read.
