@@ -85,6 +85,12 @@ func peerBuf(rec []byte) remoteBuf {
 // ranks' arguments disagree; nothing is read.
 var errCMARange = errors.New("gompi: single-copy read outside the peer's buffer")
 
+// holds reports whether bytes [off, off+n) lie within the published buffer
+// of a known peer.
+func (b remoteBuf) holds(off, n int) bool {
+	return off >= 0 && off+n <= b.len && b.pid > 0
+}
+
 // read copies bytes [off, off+len(dst)) of the peer's buffer into dst. A
 // range outside the published buffer is never read (it would be some other
 // memory of the peer): that is an error, as is a refused or failed read.
@@ -92,7 +98,7 @@ func (b remoteBuf) read(dst []byte, off int) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if off < 0 || off+len(dst) > b.len || b.pid <= 0 {
+	if !b.holds(off, len(dst)) {
 		return errCMARange
 	}
 	err := readRemote(b.pid, dst, b.addr+uint64(off))
@@ -107,7 +113,7 @@ func (b remoteBuf) write(src []byte, off int) error {
 	if len(src) == 0 {
 		return nil
 	}
-	if off < 0 || off+len(src) > b.len || b.pid <= 0 {
+	if !b.holds(off, len(src)) {
 		return errCMARange
 	}
 	err := writeRemote(b.pid, src, b.addr+uint64(off))

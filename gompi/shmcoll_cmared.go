@@ -189,13 +189,6 @@ func withFirst(name string, use []string) []string {
 	return append([]string{name}, use...)
 }
 
-// cmaFallback runs the call with another algorithm, where the ranks have
-// just agreed that single copy does not work on this communicator (so
-// selection no longer offers "cma").
-func cmaFallback(x *collComm, op coll.Operation, a *coll.Args) error {
-	return coll.Call(x, op, a)
-}
-
 // redStart is the opening of every algorithm here: agree on single copy
 // (or run another algorithm), publish this rank's input and out (the buffer
 // the others read in phase 2, nil if none), meet, and return every rank's
@@ -207,7 +200,7 @@ func redStart(x *collComm, op coll.Operation, a *coll.Args, data, in, out []byte
 		return nil, true, err
 	}
 	if !on {
-		return nil, true, cmaFallback(x, op, a)
+		return nil, true, coll.Call(x, op, a) // agreed off: selection no longer offers "cma"
 	}
 	n, me := x.Size(), x.Rank()
 	publishBuf(cmaRec(data, 2*me), in)
