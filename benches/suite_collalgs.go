@@ -47,12 +47,13 @@ func runCollAlgorithms(args []string) error {
 	header := []string{"operation", "algorithm", "summary", "cost", "constraints", "commutative_only"}
 	var rows [][]string
 	if *selection {
-		header = []string{"operation", "max_ranks", "max_bytes", "algorithms"}
+		header = []string{"operation", "max_ranks", "max_bytes", "algorithms", "min_ranks", "min_bytes"}
 	}
 	for _, op := range ops {
 		if *selection {
 			for _, r := range coll.Table(op) {
-				rows = append(rows, []string{string(op), strconv.Itoa(r.MaxRanks), strconv.Itoa(r.MaxBytes), strings.Join(r.Use, " ")})
+				rows = append(rows, []string{string(op), strconv.Itoa(r.MaxRanks), strconv.Itoa(r.MaxBytes), strings.Join(r.Use, " "),
+					strconv.Itoa(r.MinRanks), strconv.Itoa(r.MinBytes)})
 			}
 			continue
 		}

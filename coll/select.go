@@ -8,19 +8,44 @@ import (
 	"sync/atomic"
 )
 
-// Rule is one row of the selection table of an operation: for calls on at
-// most MaxRanks ranks and of at most MaxBytes bytes (0: no limit; what the
-// size of a call is depends on the operation, see Operation.SizeMeaning),
-// use the first usable algorithm of Use. The rules of an operation are tried
-// in order; the last one must have no limits.
+// Rule is one row of the selection table of an operation: for calls on
+// MinRanks..MaxRanks ranks and of MinBytes..MaxBytes bytes (bounds
+// inclusive; 0: no bound; what the size of a call is depends on the
+// operation, see Operation.SizeMeaning), use the first usable algorithm of
+// Use. The rules of an operation are tried in order, and the first rule that
+// matches the call and names an algorithm that can run it (its Available
+// says yes, it is commutative where it must be) decides; a rule none of
+// whose algorithms can run the call passes it on to the next rule that
+// matches. So a table can say "shm where the call fits the scratch area,
+// else cma from 4 KiB to 128 KiB on 3 ranks or more, else binomial" as three
+// rules: {Use: shm}, {MinRanks: 3, MinBytes: 4096, MaxBytes: 131072, Use:
+// cma}, {Use: binomial}. The last rule must have no bounds.
 type Rule struct {
 	MaxRanks int
 	MaxBytes int
 	Use      []string
+	MinRanks int
+	MinBytes int
 }
 
+// Matches reports whether the rule covers a call on commSize ranks of the
+// given size (its bounds only, not whether its algorithms can run the call).
+func (r Rule) Matches(commSize, bytes int) bool { return r.matches(commSize, bytes) }
+
 func (r Rule) matches(commSize, bytes int) bool {
-	return (r.MaxRanks == 0 || commSize <= r.MaxRanks) && (r.MaxBytes == 0 || bytes <= r.MaxBytes)
+	return (r.MaxRanks == 0 || commSize <= r.MaxRanks) && (r.MaxBytes == 0 || bytes <= r.MaxBytes) &&
+		commSize >= r.MinRanks && bytes >= r.MinBytes
+}
+
+// unbounded reports whether the rule matches every call.
+func (r Rule) unbounded() bool {
+	return r.MaxRanks == 0 && r.MaxBytes == 0 && r.MinRanks == 0 && r.MinBytes == 0
+}
+
+// copyRule returns r with a copy of its Use.
+func copyRule(r Rule) Rule {
+	r.Use = append([]string(nil), r.Use...)
+	return r
 }
 
 // Table returns the selection rules of op.
@@ -29,31 +54,32 @@ func Table(op Operation) []Rule {
 	defer registry.RUnlock()
 	rules := make([]Rule, len(registry.table[op]))
 	for i, r := range registry.table[op] {
-		rules[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
+		rules[i] = copyRule(r)
 	}
 	return rules
 }
 
 // SetTable replaces the selection rules of op. Every name must be registered
-// for op, and the last rule must have no limits, so that every call matches
-// a rule.
+// for op, every bound ≥ 0 (a lower bound at most its upper bound), and the
+// last rule must have no bounds, so that every call matches a rule.
 func SetTable(op Operation, rules []Rule) error {
 	registry.Lock()
 	defer registry.Unlock()
-	if len(rules) == 0 || rules[len(rules)-1].MaxRanks != 0 || rules[len(rules)-1].MaxBytes != 0 {
-		return argErr("table for %s: the last rule must have no limits (MaxRanks and MaxBytes 0)", op)
+	if len(rules) == 0 || !rules[len(rules)-1].unbounded() {
+		return argErr("table for %s: the last rule must have no bounds (MinRanks, MaxRanks, MinBytes and MaxBytes 0)", op)
 	}
 	own := make([]Rule, len(rules))
 	for i, r := range rules {
-		if len(r.Use) == 0 || r.MaxRanks < 0 || r.MaxBytes < 0 {
-			return argErr("table for %s, rule %d: needs algorithms and limits ≥ 0", op, i)
+		if len(r.Use) == 0 || r.MaxRanks < 0 || r.MaxBytes < 0 || r.MinRanks < 0 || r.MinBytes < 0 ||
+			(r.MaxRanks != 0 && r.MinRanks > r.MaxRanks) || (r.MaxBytes != 0 && r.MinBytes > r.MaxBytes) {
+			return argErr("table for %s, rule %d: needs algorithms and bounds ≥ 0, each lower bound at most its upper bound", op, i)
 		}
 		for _, name := range r.Use {
 			if _, err := lookup(op, name); err != nil {
 				return fmt.Errorf("table for %s, rule %d: %w", op, i, err)
 			}
 		}
-		own[i] = Rule{r.MaxRanks, r.MaxBytes, append([]string(nil), r.Use...)}
+		own[i] = copyRule(r)
 	}
 	registry.table[op] = own
 	publish(op)
@@ -61,8 +87,10 @@ func SetTable(op Operation, rules []Rule) error {
 }
 
 // Select returns the table's first choice for op on commSize ranks and a call
-// of the given size: what runs when no override is given, the op is
-// commutative and the algorithm is available. "" if op has no table.
+// of the given size: the first algorithm of the first rule that matches,
+// what runs when no override is given, the op is commutative and the
+// algorithm is available (where it is not, the next one of the rule, then
+// of the next rule that matches). "" if op has no table.
 func Select(op Operation, commSize, bytes int) string {
 	registry.RLock()
 	defer registry.RUnlock()
@@ -200,8 +228,8 @@ func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm,
 		}
 		return chosen, nil
 	}
-	// The first rule that matches, its first usable choice; else any
-	// algorithm that can run the call.
+	// The first rule that matches and names a usable algorithm, its first
+	// usable choice; else any algorithm that can run the call.
 	for i := range s.rules {
 		if s.rules[i].matches(n, bytes) {
 			for _, alg := range s.rules[i].use {
@@ -209,7 +237,6 @@ func choose(c Comm, op Operation, a *Args, bytes int, named string) (*Algorithm,
 					return alg, nil
 				}
 			}
-			break
 		}
 	}
 	for _, alg := range s.algs {

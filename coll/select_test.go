@@ -222,3 +222,71 @@ func TestCosts(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleBounds: rules with lower and upper bounds, and a rule whose
+// algorithm cannot run a call passing it on to the next rule that matches
+// ("fits where it fits, else mid between its bounds, else binomial").
+func TestRuleBounds(t *testing.T) {
+	for _, alg := range []coll.Algorithm{
+		{Op: coll.OpBcast, Name: "test_fits", Summary: "runs messages of at most 100 bytes",
+			Available: func(_ coll.Comm, a *coll.Args) bool { return len(a.Recv) <= 100 },
+			Run: func(c coll.Comm, a *coll.Args) error {
+				return coll.Bcast(c, a.Recv, a.Root, coll.WithAlgorithm("linear"))
+			}},
+		{Op: coll.OpBcast, Name: "test_mid", Summary: "runs anything",
+			Run: func(c coll.Comm, a *coll.Args) error {
+				return coll.Bcast(c, a.Recv, a.Root, coll.WithAlgorithm("linear"))
+			}},
+	} {
+		if err := coll.Register(alg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := coll.Table(coll.OpBcast)
+	defer coll.SetTable(coll.OpBcast, old)
+	rules := []coll.Rule{
+		{Use: []string{"test_fits"}},
+		{MinRanks: 3, MaxRanks: 8, MinBytes: 200, MaxBytes: 400, Use: []string{"test_mid"}},
+		{Use: []string{"binomial"}},
+	}
+	if err := coll.SetTable(coll.OpBcast, rules); err != nil {
+		t.Fatal(err)
+	}
+	if got := coll.Table(coll.OpBcast); len(got) != 3 || got[1].MinRanks != 3 || got[1].MinBytes != 200 || got[1].MaxBytes != 400 {
+		t.Errorf("Table gives %+v", got)
+	}
+	for _, tc := range []struct {
+		n, bytes int
+		want     string
+	}{
+		{4, 50, "test_fits"}, {4, 100, "test_fits"}, {4, 101, "binomial"}, {4, 199, "binomial"},
+		{4, 200, "test_mid"}, {4, 400, "test_mid"}, {4, 401, "binomial"}, {3, 300, "test_mid"},
+		{8, 300, "test_mid"}, {2, 300, "binomial"}, {9, 300, "binomial"},
+	} {
+		onRank0(t, tc.n, func(c coll.Comm) {
+			got, err := coll.Choose(c, coll.OpBcast, &coll.Args{Recv: make([]byte, tc.bytes)})
+			if err != nil || got != tc.want {
+				t.Errorf("%d ranks, %d bytes: chose %q (%v), want %q", tc.n, tc.bytes, got, err, tc.want)
+			}
+		})
+	}
+	// Select gives the first choice of the first rule that matches, without
+	// asking whether it can run.
+	if got := coll.Select(coll.OpBcast, 4, 300); got != "test_fits" {
+		t.Errorf("Select: %q", got)
+	}
+	if !rules[1].Matches(3, 200) || rules[1].Matches(3, 199) || rules[1].Matches(2, 300) || rules[1].Matches(4, 401) {
+		t.Error("Rule.Matches disagrees with the bounds")
+	}
+	for _, bad := range [][]coll.Rule{
+		{{MinBytes: 10, Use: []string{"linear"}}},
+		{{MinRanks: 2, Use: []string{"linear"}}},
+		{{MinBytes: 500, MaxBytes: 400, Use: []string{"linear"}}, {Use: []string{"linear"}}},
+		{{MinRanks: 5, MaxRanks: 4, Use: []string{"linear"}}, {Use: []string{"linear"}}},
+		{{MinBytes: -1, Use: []string{"linear"}}, {Use: []string{"linear"}}},
+	} {
+		if err := coll.SetTable(coll.OpBcast, bad); !errors.Is(err, coll.ErrArg) {
+			t.Errorf("SetTable(%+v): %v", bad, err)
+		}
+	}
+}

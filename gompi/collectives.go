@@ -47,20 +47,17 @@ func installCollectives() error {
 	if nativeColl {
 		return nil
 	}
-	// "shm" in pieces first, then single copy in front of it for large
-	// calls, then "shm" in front of single copy where it runs only if the
-	// call fits the scratch area: there it wins (one barrier, two short
-	// copies); where it does not fit, the rule's next algorithm runs.
-	if err := preferShmWhereFaster(true); err != nil {
+	// The table reads "shm where the call fits the scratch area, else
+	// single copy where measured faster, else shm in pieces, else coll's
+	// rules" (the tiers of selection.go); the order of these calls does not
+	// matter.
+	if err := preferShmWhereFaster(); err != nil {
 		return err
 	}
 	if err := preferCMAWhereFaster(); err != nil {
 		return err
 	}
-	if err := preferCMARedWhereFaster(); err != nil {
-		return err
-	}
-	return preferShmWhereFaster(false)
+	return preferCMARedWhereFaster()
 }
 
 func init() {

@@ -93,59 +93,6 @@ var shmPreferred = []struct {
 	{coll.OpReduceScatter, 1, 2 << 10},
 }
 
-// preferShm rewrites op's selection table so that calls of at most maxBytes
-// on at least minRanks ranks try "shm" first, and every other call matches
-// the rule it matched before: the old rules come first restricted to fewer
-// ranks and small calls, then restricted to small calls with "shm" in front,
-// then unchanged.
-func preferShm(op coll.Operation, minRanks, maxBytes int) error {
-	old := coll.Table(op)
-	small := func(r coll.Rule) coll.Rule {
-		if r.MaxBytes == 0 || r.MaxBytes > maxBytes {
-			r.MaxBytes = maxBytes
-		}
-		return r
-	}
-	var rules []coll.Rule
-	if minRanks > 1 {
-		for _, r := range old {
-			r = small(r)
-			if r.MaxRanks == 0 || r.MaxRanks > minRanks-1 {
-				r.MaxRanks = minRanks - 1
-			}
-			rules = append(rules, r)
-		}
-	}
-	for _, r := range old {
-		r = small(r)
-		if len(r.Use) == 0 || r.Use[0] != "shm" {
-			r.Use = append([]string{"shm"}, r.Use...)
-		}
-		rules = append(rules, r)
-	}
-	return coll.SetTable(op, reachable(append(rules, old...)))
-}
-
-// reachable drops the rules that an earlier rule covers entirely (limits of
-// 0 mean none), so that the printed table shows only rules that can match.
-func reachable(rules []coll.Rule) []coll.Rule {
-	covers := func(a, b int) bool { return a == 0 || b != 0 && b <= a }
-	var out []coll.Rule
-	for _, r := range rules {
-		hidden := false
-		for _, q := range out {
-			if covers(q.MaxRanks, r.MaxRanks) && covers(q.MaxBytes, r.MaxBytes) {
-				hidden = true
-				break
-			}
-		}
-		if !hidden {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // registerShm adds the shared-memory algorithms to package coll's registry
 // under the name "shm". They are available only on the runtime's own
 // communicators (not when coll runs over a simulator or another transport),
@@ -177,17 +124,22 @@ func registerShm() error {
 }
 
 // preferShmWhereFaster puts "shm" first in the selection table where
-// shmPreferred says it wins.
-// With inPieces it does so for the algorithms that take any size in pieces
-// (Bcast, Allgather: installed before single copy, which then goes in front
-// of them for large calls); without, for the others (installed after single
-// copy, so that "shm" runs first wherever a call fits the scratch area).
-func preferShmWhereFaster(inPieces bool) error {
+// shmPreferred says it wins: in front of single copy for the forms that run
+// only where the call fits the scratch area (tierFit), behind it for those
+// that take any size in pieces (tierPieces: Bcast, Allgather), see
+// selection.go.
+func preferShmWhereFaster() error {
 	for _, p := range shmPreferred {
-		if shmInPieces(p.op) != inPieces {
-			continue
+		tier := tierFit
+		if shmInPieces(p.op) {
+			tier = tierPieces
 		}
-		if err := preferShm(p.op, p.minRanks, p.maxBytes); err != nil {
+		minRanks := p.minRanks
+		if minRanks <= 1 {
+			minRanks = 0
+		}
+		r := coll.Rule{MinRanks: minRanks, MaxBytes: p.maxBytes, Use: []string{"shm"}}
+		if err := prefer(p.op, tier, r); err != nil {
 			return err
 		}
 	}

@@ -108,14 +108,18 @@ var cmaPreferred = []struct {
 	{coll.OpAlltoall, 4 << 10, 64 << 10},
 }
 
-// preferCMAWhereFaster puts "cma" first where cmaPreferred says it wins.
+// preferCMAWhereFaster puts "cma" first where cmaPreferred says it wins,
+// and for Scatter on 3 ranks or more from 4 KiB to 128 KiB, behind "shm"
+// where that fits: there "cma" took 0.1-0.5x binomial's and linear's time
+// at 4 and 32 KiB on 4 and 8 ranks, and linear won from 256 KiB
+// (docs/PERFORMANCE.md, "Scratch halves that hold 32 KiB blocks").
 func preferCMAWhereFaster() error {
 	for _, p := range cmaPreferred {
 		if err := preferAbove(p.op, "cma", p.minBytes, p.minBytes2); err != nil {
 			return err
 		}
 	}
-	return nil
+	return prefer(coll.OpScatter, tierCopy, coll.Rule{MinRanks: 3, MinBytes: 4 << 10, MaxBytes: 128 << 10, Use: []string{"cma"}})
 }
 
 // runCMA runs one single-copy collective (after runShm's start: the last

@@ -149,46 +149,6 @@ func preferCMARedWhereFaster() error {
 	return nil
 }
 
-// preferAbove rewrites op's table so that calls of at least minBytes try
-// name first, and on two ranks only calls of at least minBytes2 (0: the
-// same bound); the single-copy algorithms of shmcoll_cma.go use it too: the old
-// rules come first restricted to smaller calls (then, on two ranks, to
-// calls below minBytes2), then the old rules with name in front.
-func preferAbove(op coll.Operation, name string, minBytes, minBytes2 int) error {
-	old := coll.Table(op)
-	below := func(r coll.Rule, limit int) coll.Rule {
-		if r.MaxBytes == 0 || r.MaxBytes > limit-1 {
-			r.MaxBytes = limit - 1
-		}
-		return r
-	}
-	var rules []coll.Rule
-	for _, r := range old {
-		rules = append(rules, below(r, minBytes))
-	}
-	if minBytes2 > minBytes {
-		for _, r := range old {
-			r = below(r, minBytes2)
-			if r.MaxRanks == 0 || r.MaxRanks > 2 {
-				r.MaxRanks = 2
-			}
-			rules = append(rules, r)
-		}
-	}
-	for _, r := range old {
-		r.Use = withFirst(name, r.Use)
-		rules = append(rules, r)
-	}
-	return coll.SetTable(op, reachable(rules))
-}
-
-func withFirst(name string, use []string) []string {
-	if len(use) > 0 && use[0] == name {
-		return use
-	}
-	return append([]string{name}, use...)
-}
-
 // redStart is the opening of every algorithm here: agree on single copy
 // (or run another algorithm), publish this rank's input and out (the buffer
 // the others read in phase 2, nil if none), meet, and return every rank's

@@ -322,11 +322,12 @@ func TestCMAReductionsPreferred(t *testing.T) {
 	}
 }
 
-// firstBeyondShm returns the first algorithm other than "shm" of the rule
-// that selection matches for op on n ranks and bytes.
+// firstBeyondShm returns the first algorithm other than "shm" of the rules
+// that selection matches for op on n ranks and bytes (a rule whose
+// algorithms cannot run a call passes it on to the next rule that matches).
 func firstBeyondShm(op coll.Operation, n, bytes int) string {
 	for _, r := range coll.Table(op) {
-		if (r.MaxRanks != 0 && n > r.MaxRanks) || (r.MaxBytes != 0 && bytes > r.MaxBytes) {
+		if !r.Matches(n, bytes) {
 			continue
 		}
 		for _, name := range r.Use {
@@ -334,7 +335,6 @@ func firstBeyondShm(op coll.Operation, n, bytes int) string {
 				return name
 			}
 		}
-		return ""
 	}
 	return ""
 }

@@ -21,7 +21,7 @@ import (
 // both scratch halves serve.
 
 // vCount is the bytes rank src sends rank dst; big makes some blocks larger
-// than any slot of the scratch area (64 KiB a half).
+// than any slot of the scratch area (a half holds 32 KiB and a bit per rank).
 func vCount(src, dst int, big bool) int {
 	c := (src*7 + dst*3) % 5 * 8
 	if big && (src+dst)%3 == 0 {

@@ -101,6 +101,20 @@ func (s *Schedule) WriteSVG(w io.Writer, title string) error {
 	return b.Flush()
 }
 
+// Bounds writes a rule's bounds (0: none) as the selection table shows
+// them: "any", "≤ 8", "≥ 3" or "4096..131072".
+func Bounds(lo, hi int) string {
+	switch {
+	case lo == 0 && hi == 0:
+		return "any"
+	case lo == 0:
+		return fmt.Sprintf("≤ %d", hi)
+	case hi == 0:
+		return fmt.Sprintf("≥ %d", lo)
+	}
+	return fmt.Sprintf("%d..%d", lo, hi)
+}
+
 // WriteSelectionTable prints the selection rules of the operations (all if
 // none are given) as an aligned table.
 func WriteSelectionTable(w io.Writer, ops ...coll.Operation) error {
@@ -109,15 +123,9 @@ func WriteSelectionTable(w io.Writer, ops ...coll.Operation) error {
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "operation\tranks\tbytes\talgorithms (the first usable)")
-	limit := func(x int) string {
-		if x == 0 {
-			return "any"
-		}
-		return fmt.Sprintf("≤ %d", x)
-	}
 	for _, op := range ops {
 		for _, r := range coll.Table(op) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", op, limit(r.MaxRanks), limit(r.MaxBytes), strings.Join(r.Use, ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", op, Bounds(r.MinRanks, r.MaxRanks), Bounds(r.MinBytes, r.MaxBytes), strings.Join(r.Use, ", "))
 		}
 	}
 	return tw.Flush()

@@ -16,9 +16,12 @@ func TestLayoutGrowsLinearly(t *testing.T) {
 		}
 		return l.Size / int64(n)
 	}
+	// The collective scratch halves hold 32 KiB per rank up to 8 ranks
+	// (collScratch): 8 slots of 2 x 260 KiB, 4.1 MiB of address space at 16
+	// ranks, 260 KiB per rank; only the pages a call writes are touched.
 	base := perRank(16)
-	if base > 512<<10 {
-		t.Errorf("16 ranks: %d bytes per rank, want at most 512 KiB", base)
+	if base > 640<<10 {
+		t.Errorf("16 ranks: %d bytes per rank, want at most 640 KiB", base)
 	}
 	for _, n := range []int{17, 64, 255, 1024} {
 		if got := perRank(n); got > base+4096 {
