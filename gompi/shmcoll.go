@@ -89,7 +89,9 @@ var shmPreferred = []struct {
 	{coll.OpScatterv, 1, 1},
 	{coll.OpAlltoallv, 1, 1},
 	{coll.OpAlltoallw, 1, 1},
-	{coll.OpAllgatherv, 1, 8 << 10},
+	// Allgatherv where it fits: at 32 KiB on 4 and 8 ranks shm took 54 and
+	// 128 µs against recursive doubling's 290 and 1299 (Open MPI 237, 677).
+	{coll.OpAllgatherv, 1, 64 << 10},
 	{coll.OpReduceScatter, 1, 2 << 10},
 }
 
