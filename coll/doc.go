@@ -39,13 +39,15 @@
 //  3. the environment variable GOMPI_COLL_<OP>, e.g. GOMPI_COLL_BCAST=binomial
 //     (see [EnvVar]), read once, at the first collective call of the process;
 //  4. the selection table ([Select], [Table], [SetTable]): the first usable
-//     algorithm of the rule that matches the communicator size and message size.
+//     algorithm of the first rule that matches the communicator size and
+//     message size (each [Rule] has lower and upper bounds) and names a
+//     usable one.
 //
 // A name given by 1–3 must exist ([ErrUnknownAlgorithm], whose message lists
 // the valid names) and must be usable for the call ([ErrNotApplicable]: for
 // example, an algorithm that cannot keep rank order refuses a non-commutative
-// op). The table instead skips unusable algorithms and falls back to the first
-// registered algorithm that is usable.
+// op). The table instead skips unusable algorithms, then rules with none
+// usable, and falls back to the first registered algorithm that is usable.
 //
 // # Concurrency
 //

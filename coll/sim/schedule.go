@@ -122,7 +122,7 @@ func WriteSelectionTable(w io.Writer, ops ...coll.Operation) error {
 		ops = coll.Operations()
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "operation\tranks\tbytes\talgorithms (the first usable)")
+	fmt.Fprintln(tw, "operation\tranks\tbytes\talgorithms (the first usable; none: the next rule that matches)")
 	for _, op := range ops {
 		for _, r := range coll.Table(op) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", op, Bounds(r.MinRanks, r.MaxRanks), Bounds(r.MinBytes, r.MaxBytes), strings.Join(r.Use, ", "))
