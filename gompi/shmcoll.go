@@ -381,6 +381,14 @@ func fold(op coll.Op, data []byte, m, lo, hi int, acc []byte) {
 	}
 }
 
+// foldFrom is fold with v_r = vec(r).
+func foldFrom(op coll.Op, vec func(r int) []byte, lo, hi int, acc []byte) {
+	copy(acc, vec(hi-1))
+	for r := hi - 2; r >= lo; r-- {
+		op.Apply(vec(r), acc)
+	}
+}
+
 var shmAlgs = []*shmAlg{
 	{op: coll.OpBarrier, summary: "arrive at a shared counter; the last arrival wakes everyone",
 		cost: "1 shared barrier", need: func(int, *coll.Args) int { return 0 },
@@ -396,15 +404,25 @@ var shmAlgs = []*shmAlg{
 		need: func(n int, a *coll.Args) int { return n * len(contribution(a)) },
 		run: func(x *collComm, a *coll.Args, data []byte) error {
 			v := contribution(a)
-			m := len(v)
-			copy(data[x.Rank()*m:], v)
-			if x.Rank() != a.Root {
+			m, me := len(v), x.Rank()
+			// The root folds its own vector from its send buffer (not in
+			// place: recv, which the fold overwrites, is another buffer).
+			own := me == a.Root && a.Send != nil
+			if !own {
+				copy(data[me*m:], v)
+			}
+			if me != a.Root {
 				return x.c.c.ShmArrive() // the root reads it; nothing to wait for
 			}
 			if err := meetAsRoot(x); err != nil {
 				return err
 			}
-			fold(a.Op, data, m, 0, x.Size(), a.Recv[:m])
+			foldFrom(a.Op, func(r int) []byte {
+				if own && r == me {
+					return v
+				}
+				return data[r*m : (r+1)*m]
+			}, 0, x.Size(), a.Recv[:m])
 			return nil
 		}},
 	{op: coll.OpAllreduce, summary: "every rank writes its vector, then folds all of them in rank order",
@@ -422,19 +440,25 @@ var shmAlgs = []*shmAlg{
 		run: func(x *collComm, a *coll.Args, data []byte) error {
 			n, me := x.Size(), x.Rank()
 			m := gatherBlock(n, a)
+			if me == a.Root {
+				// Its own block goes straight to recv (in place: it is
+				// there already), not through the scratch area.
+				if a.Send != nil {
+					copy(a.Recv[me*m:(me+1)*m], a.Send)
+				}
+				if err := meetAsRoot(x); err != nil {
+					return err
+				}
+				copy(a.Recv[:me*m], data[:me*m])
+				copy(a.Recv[(me+1)*m:n*m], data[(me+1)*m:n*m])
+				return nil
+			}
 			if a.Send != nil {
 				copy(data[me*m:], a.Send)
 			} else {
 				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
 			}
-			if me != a.Root {
-				return x.c.c.ShmArrive() // the root reads it; nothing to wait for
-			}
-			if err := meetAsRoot(x); err != nil {
-				return err
-			}
-			copy(a.Recv, data[:n*m])
-			return nil
+			return x.c.c.ShmArrive() // the root reads it; nothing to wait for
 		}},
 	{op: coll.OpScatter, summary: "the root writes every block and goes on; each rank waits for the root and copies its own",
 		cost: "1 shared barrier + 2 copies of p·m",
@@ -443,9 +467,12 @@ var shmAlgs = []*shmAlg{
 			n, me := x.Size(), x.Rank()
 			m := scatterBlock(n, a)
 			if me == a.Root {
-				copy(data, a.Send[:n*m])
-				if a.Recv != nil { // nil: in place at the root
-					copy(a.Recv, data[me*m:(me+1)*m])
+				// Every block but its own goes through the scratch area;
+				// its own straight to recv (nil: in place).
+				copy(data[:me*m], a.Send[:me*m])
+				copy(data[(me+1)*m:n*m], a.Send[(me+1)*m:n*m])
+				if a.Recv != nil {
+					copy(a.Recv, a.Send[me*m:(me+1)*m])
 				}
 				return x.c.c.ShmPost() // the readers need nothing else
 			}
