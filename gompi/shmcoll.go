@@ -57,9 +57,9 @@ func (s *shmAlg) dataBytes(n int, a *coll.Args) int {
 // see coll.Operation.SizeMeaning) on at least minRanks ranks; an operation
 // may have several entries, applied in order. Elsewhere the point-to-point
 // algorithms win (large data are better copied once than through the scratch
-// area), and where the data do not fit the scratch area the next algorithm
-// of the rule runs. Measured on 2 cores with 2..64 ranks, in steady state
-// (10^4..10^5 calls): docs/PERFORMANCE.md, "Collectives".
+// area), and where the data do not fit the scratch area the next rule that
+// matches runs (selection.go). Measured on 2 cores with 2..64 ranks, in
+// steady state (10^4..10^5 calls): docs/PERFORMANCE.md, "Collectives".
 var shmPreferred = []struct {
 	op                 coll.Operation
 	minRanks, maxBytes int
@@ -69,10 +69,12 @@ var shmPreferred = []struct {
 	{coll.OpBcast, 3, 1 << 20},
 	// The reductions, Gather and Scatter: wherever the call fits the
 	// scratch area (the bound only says "any size"; a call that does not
-	// fit takes the rule's next algorithm). Measured at 2-16 KiB on 2, 4
+	// fit takes the next rule that matches). Measured at 2-16 KiB on 2, 4
 	// and 8 ranks after the full sweep: 1.4-38x faster than the
 	// point-to-point algorithms and "cma" where it fits
-	// (docs/PERFORMANCE.md, "Tuning after the full sweep").
+	// (docs/PERFORMANCE.md, "Tuning after the full sweep"); at 32 KiB,
+	// which fits on up to 8 ranks since the scratch halves grew, 0.1-0.9x
+	// Open MPI on 4 and 8 ranks ("Scratch halves that hold 32 KiB blocks").
 	{coll.OpAllreduce, 1, 64 << 10},
 	{coll.OpReduce, 1, 64 << 10},
 	{coll.OpScan, 1, 64 << 10},
