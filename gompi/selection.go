@@ -7,6 +7,9 @@ import "github.com/gompi/gompi/coll"
 // front of it, one algorithm each, in tiers, so that an operation's table
 // reads from the top:
 //
+//	tierFirst   in front of everything (e.g. a form whose Available alone
+//	            decides, for Gatherv/Scatterv/Alltoallv/w, whose size is
+//	            always 0 and whose "shm" takes every call)
 //	tierFit     "shm" where the call fits the communicator's scratch area
 //	            (the operations whose shm form runs in one step)
 //	tierCopy    single copy ("cma") between its measured bounds
@@ -29,7 +32,8 @@ import "github.com/gompi/gompi/coll"
 // which rules are added across tiers does not matter: every call rebuilds
 // the operation's table from coll's default and every tier.
 const (
-	tierFit = iota
+	tierFirst = iota
+	tierFit
 	tierCopy
 	tierPieces
 	tiers
