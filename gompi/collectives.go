@@ -60,7 +60,10 @@ func installCollectives() error {
 	if err := preferCMARedWhereFaster(); err != nil {
 		return err
 	}
-	return preferShmWhereFaster(false)
+	if err := preferShmWhereFaster(false); err != nil {
+		return err
+	}
+	return installChain() // Scan and Exscan's chain, in front of "shm" where it wins (shmcoll_scan.go)
 }
 
 func init() {
