@@ -46,14 +46,15 @@ func registerChain() error {
 		inc := inclusive
 		err := coll.Register(coll.Algorithm{
 			Op: op, Name: "chain", Summary: summary,
-			Cost:        coll.Cost{Formula: "1 flag wait on r ranks + (p−1)·m copied + r·m reduced on rank r; no barrier"},
-			Constraints: "all ranks on one host; blocking calls; every rank's vector within the communicator's scratch area",
+			Cost:        coll.Cost{Formula: "small: 1 flag wait on r ranks + (p−1)·m copied + r·m reduced on rank r, no barrier; large: a pipelined chain, m read and m reduced per rank"},
+			Constraints: "all ranks on one host; blocking calls; larger vectors than the scratch area holds: the kernel lets ranks read each other's memory (process_vm_readv)",
 			Available: func(c coll.Comm, a *coll.Args) bool {
 				x, ok := c.(*collComm)
 				if !ok || x.nonblocking {
 					return false
 				}
-				return x.Size()*sigSize+x.Size()*len(a.Recv) <= x.c.c.ShmCapacity()
+				n := x.Size()
+				return chainFits(x, a) || n >= 2 && x.c.cma.Load() != cmaOff && n*(sigSize+chainLine) <= x.c.c.ShmCapacity()
 			},
 			Run: func(c coll.Comm, a *coll.Args) error { return runChain(c.(*collComm), a, op, inc) },
 		})
@@ -110,8 +111,17 @@ func preferChainWhereFaster() error {
 // only every 2^30 steps.
 func chainTag(k uint64) uint32 { return uint32(k+1)&(1<<30-1) | 1<<30 }
 
-// runChain runs one Scan (inclusive) or Exscan through the scratch area.
+// chainFits reports whether every rank's vector fits the scratch area.
+func chainFits(x *collComm, a *coll.Args) bool {
+	return x.Size()*sigSize+x.Size()*len(a.Recv) <= x.c.c.ShmCapacity()
+}
+
+// runChain runs one Scan (inclusive) or Exscan: through the scratch area
+// where the vectors fit, else by single copy (runChainCMA).
 func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) error {
+	if !chainFits(x, a) {
+		return runChainCMA(x, a, op, inclusive)
+	}
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
 	if err := eng.ShmBegin(); err != nil {

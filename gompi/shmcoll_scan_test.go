@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/gompi/gompi/coll"
 )
@@ -183,5 +185,146 @@ func TestChainPreferred(t *testing.T) {
 				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", p.op, c.n, c.bytes, got, want)
 			}
 		}
+	}
+}
+
+// TestChainScanCMA: the chain by single copy (vectors larger than the
+// scratch area) against the reference on 2..17 ranks, a vector of one
+// chunk or less and of several chunks not a multiple of it, element sizes
+// 1, 4, 8 and 12, a non-commutative operator, in place and not.
+func TestChainScanCMA(t *testing.T) {
+	if refused() {
+		t.Skip("this kernel refuses single-copy reads")
+	}
+	ranks := []int{2, 3, 4, 5, 8, 9, 17}
+	if testing.Short() {
+		ranks = []int{2, 3, 8}
+	}
+	for _, n := range ranks {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			checkScans(t, n, 40<<10/4+3, 3, "chain", sumInt32)          // one chunk
+			checkScans(t, n, 3*chainChunk/12+5, 3, "chain", composeCase) // pieces of 12-byte elements
+			checkScans(t, n, 70<<10/8, 2, "chain", maxFloat64)
+			checkScans(t, n, 100<<10+1, 2, "chain", bandUint8)
+		})
+	}
+}
+
+// TestChainScanCMARefused: where single copy is off or refused, the chain's
+// large form runs another algorithm and the result stays right (a later
+// call that names "chain" for a large vector gets an error).
+func TestChainScanCMARefused(t *testing.T) {
+	check := func(t *testing.T, n, m int) {
+		err := Run(n, func(c *Comm) error {
+			in, out := make([]int32, m), make([]int32, m)
+			for i := range in {
+				in[i] = int32(c.Rank()*7 + i)
+			}
+			if err := Scan(c, in, out, Sum[int32](), WithAlgorithm("chain")); err != nil {
+				return err
+			}
+			for i := range out {
+				want := int32(0)
+				for r := 0; r <= c.Rank(); r++ {
+					want += int32(r*7 + i)
+				}
+				if out[i] != want {
+					return fmt.Errorf("rank %d: element %d is %d, want %d", c.Rank(), i, out[i], want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("turned off", func(t *testing.T) {
+		t.Setenv("GOMPI_SHM_CMA_COLL", "0")
+		check(t, 3, 70000)
+	})
+	t.Run("refused", func(t *testing.T) {
+		defer func(f func(int, []byte, uint64) error) { readRemote = f }(readRemote)
+		readRemote = func(int, []byte, uint64) error { return errors.New("refused for the test") }
+		check(t, 4, 20000)
+	})
+}
+
+// TestChainScanCMAReadFails: a read that fails after the ranks agreed on
+// single copy fails the rank that read and every rank after it, and
+// nobody hangs; the ranks before it have their results.
+func TestChainScanCMAReadFails(t *testing.T) {
+	if refused() {
+		t.Skip("this kernel refuses single-copy reads")
+	}
+	defer func(f func(int, []byte, uint64) error) { readRemote = f }(readRemote)
+	real := readRemote
+	var lo, hi atomic.Uint64 // rank 0's vector: rank 1's reads of it fail
+	readRemote = func(pid int, dst []byte, addr uint64) error {
+		if addr >= lo.Load() && addr < hi.Load() {
+			return errors.New("failed for the test")
+		}
+		return real(pid, dst, addr)
+	}
+	for _, inclusive := range []bool{true, false} {
+		err := Run(4, func(c *Comm) error {
+			in, out := make([]int32, 40000), make([]int32, 40000)
+			with := WithAlgorithm("chain")
+			if err := Scan(c, in, out, Sum[int32](), with); err != nil { // agree first
+				return err
+			}
+			if c.Rank() == 0 {
+				base := uint64(uintptr(unsafe.Pointer(&in[0])))
+				lo.Store(base)
+				hi.Store(base + 4*40000)
+			}
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			call := Scan[int32]
+			if !inclusive {
+				call = Exscan[int32]
+			}
+			err := call(c, in, out, Sum[int32](), with)
+			if c.Rank() >= 1 && err == nil {
+				return fmt.Errorf("rank %d: no error after rank 1's read failed", c.Rank())
+			}
+			if c.Rank() < 1 && err != nil {
+				return fmt.Errorf("rank %d: %v", c.Rank(), err)
+			}
+			runtime.KeepAlive(in)
+			return c.Barrier()
+		})
+		lo.Store(0)
+		hi.Store(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestChainScanCMAPeerLost: a rank that leaves instead of calling makes the
+// ranks around it fail with ErrPeerLost, not hang.
+func TestChainScanCMAPeerLost(t *testing.T) {
+	if refused() {
+		t.Skip("this kernel refuses single-copy reads")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	err := Run(4, func(c *Comm) error {
+		with := WithAlgorithm("chain")
+		in, out := make([]float64, 20000), make([]float64, 20000)
+		if err := Scan(c, in, out, Sum[float64](), with); err != nil { // agree first
+			return err
+		}
+		if c.Rank() == 2 {
+			return nil
+		}
+		err := Scan(c, in, out, Sum[float64](), with)
+		if c.Rank() != 0 && !errors.Is(err, ErrPeerLost) { // rank 1 waits for rank 2 to read its buffer
+			return fmt.Errorf("rank %d: want ErrPeerLost, got %v", c.Rank(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

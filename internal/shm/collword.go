@@ -23,12 +23,10 @@ func (c *CollCtl) SetWord(w *uint32, v uint32) {
 	}
 }
 
-// SleepWord waits until the word w (in one of the slot's scratch halves)
-// holds v, or d passes.
-func (c *CollCtl) SleepWord(w *uint32, v uint32, d time.Duration) {
+// SleepWord waits while the word w (in one of the slot's scratch halves)
+// holds old, at most d.
+func (c *CollCtl) SleepWord(w *uint32, old uint32, d time.Duration) {
 	atomic.AddInt32(&c.wsleep, 1)
-	if x := atomic.LoadUint32(w); x != v {
-		futexWait(w, x, d)
-	}
+	futexWait(w, old, d)
 	atomic.AddInt32(&c.wsleep, -1)
 }

@@ -33,5 +33,26 @@ func (c *Comm) ShmAwaitWord(w unsafe.Pointer, v uint32) error {
 		return nil
 	}
 	ctl := c.p.seg.CollCtlAt(c.slot)
-	return c.shmWait(func() bool { return atomic.LoadUint32(p) == v }, func(d time.Duration) { ctl.SleepWord(p, v, d) })
+	return c.shmWait(func() bool { return atomic.LoadUint32(p) == v }, func(d time.Duration) {
+		if x := atomic.LoadUint32(p); x != v {
+			ctl.SleepWord(p, x, d)
+		}
+	})
+}
+
+// ShmAwaitCount waits until the counter at w (in ShmScratch, set with
+// ShmSetWord) has reached v: it holds v or a later count (counts compared
+// as ShmSeq's steps are, robust to wrap-around).
+func (c *Comm) ShmAwaitCount(w unsafe.Pointer, v uint32) error {
+	p := (*uint32)(w)
+	reached := func() bool { return int32(atomic.LoadUint32(p)-v) >= 0 }
+	if reached() {
+		return nil
+	}
+	ctl := c.p.seg.CollCtlAt(c.slot)
+	return c.shmWait(reached, func(d time.Duration) {
+		if x := atomic.LoadUint32(p); int32(x-v) < 0 {
+			ctl.SleepWord(p, x, d)
+		}
+	})
 }

@@ -389,6 +389,9 @@ func (c *Comm) ShmSetWord(w unsafe.Pointer, v uint32) {}
 // ShmAwaitWord fails as ShmStep.
 func (c *Comm) ShmAwaitWord(w unsafe.Pointer, v uint32) error { return errNoShm() }
 
+// ShmAwaitCount fails as ShmStep.
+func (c *Comm) ShmAwaitCount(w unsafe.Pointer, v uint32) error { return errNoShm() }
+
 func errNoShm() error {
 	return base.New("collective", base.ErrNotSupported, "no shared-memory collectives under the MPI backend", "")
 }
