@@ -41,6 +41,11 @@ const chainLine = 64
 // chainChunk is the bytes of a chunk of the pipeline.
 const chainChunk = 64 << 10
 
+// chainBatch is the most chunks read at once, when the rank before has
+// more than one ready (as rank 0 always has): fewer system calls, and the
+// folds still mostly in cache.
+const chainBatch = 4
+
 // chainFailed is added to the chunk count to mark a failed rank.
 const chainFailed = 1 << 24
 
@@ -154,34 +159,57 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 			me-1, describeOp(prev), binary.LittleEndian.Uint64(prev[8:]), me, op, m)
 	}
 	src := peerBuf(line(me - 1)[8 : 8+cmaRecSize])
-	tmp := getRedScratch(min(chunk, m))
-	for c := uint32(0); c < total; c++ {
+	// Where the read goes: straight into recv where that costs no copy
+	// (Exscan, whose result is the prefix read; Scan with a commutative
+	// operator and its own send buffer, which folds its vector into what
+	// it read), else into a buffer folded into recv.
+	direct := !inclusive || a.Op.Commutative && a.Send != nil
+	var tmp *[]byte
+	if !direct {
+		tmp = getRedScratch(min(chainBatch*chunk, m))
+	}
+	for c := uint32(0); c < total; {
 		if err := eng.ShmAwaitCount(counter(me-1), c+1); err != nil {
 			return stepErr{err}
 		}
-		if int32(atomic.LoadUint32((*uint32)(counter(me-1)))-total) > 0 {
+		ready := atomic.LoadUint32((*uint32)(counter(me - 1)))
+		if int32(ready-total) > 0 {
 			return fmt.Errorf("single-copy chain: rank %d failed (see its error); this rank's result is incomplete", me-1)
 		}
-		lo := int(c) * chunk
-		hi := min(lo+chunk, m)
-		t := (*tmp)[:hi-lo]
-		if err := src.read(t, lo); err != nil {
-			return fmt.Errorf("single-copy read on rank %d: %w", me, err)
-		}
-		if inclusive {
-			if a.Send != nil {
-				copy(a.Recv[lo:hi], own[lo:hi])
-			}
-			a.Op.Apply(t, a.Recv[lo:hi])
-		} else {
+		// Every chunk ready, up to a batch: one read for all of them.
+		end := min(ready, c+chainBatch)
+		lo, hi := int(c)*chunk, min(int(end)*chunk, m)
+		recv := a.Recv[lo:hi]
+		var err error
+		switch {
+		case !inclusive:
 			if me < n-1 { // prefix me for the next rank, before recv (maybe own) changes
 				copy(out[lo:hi], own[lo:hi])
-				a.Op.Apply(t, out[lo:hi])
 			}
-			copy(a.Recv[lo:hi], t)
+			if err = src.read(recv, lo); err == nil && me < n-1 {
+				a.Op.Apply(recv, out[lo:hi])
+			}
+		case direct: // prefix ∘ own = own ∘ prefix
+			if err = src.read(recv, lo); err == nil {
+				a.Op.Apply(own[lo:hi], recv)
+			}
+		default:
+			t := (*tmp)[:hi-lo]
+			if err = src.read(t, lo); err == nil {
+				if a.Send != nil {
+					copy(recv, own[lo:hi])
+				}
+				a.Op.Apply(t, recv)
+			}
 		}
-		eng.ShmSetWord(counter(me), c+1)
+		if err != nil {
+			return fmt.Errorf("single-copy read on rank %d: %w", me, err)
+		}
+		eng.ShmSetWord(counter(me), end)
+		c = end
 	}
-	putRedScratch(tmp)
+	if tmp != nil {
+		putRedScratch(tmp)
+	}
 	return nil
 }
