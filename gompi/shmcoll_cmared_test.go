@@ -322,15 +322,16 @@ func TestCMAReductionsPreferred(t *testing.T) {
 	}
 }
 
-// firstBeyondShm returns the first algorithm other than "shm" of the rule
-// that selection matches for op on n ranks and bytes.
+// firstBeyondShm returns the first algorithm other than "shm" (and Scan's
+// "chain", shmcoll_scan.go) of the rule that selection matches for op on n
+// ranks and bytes.
 func firstBeyondShm(op coll.Operation, n, bytes int) string {
 	for _, r := range coll.Table(op) {
 		if (r.MaxRanks != 0 && n > r.MaxRanks) || (r.MaxBytes != 0 && bytes > r.MaxBytes) {
 			continue
 		}
 		for _, name := range r.Use {
-			if name != "shm" {
+			if name != "shm" && name != "chain" {
 				return name
 			}
 		}

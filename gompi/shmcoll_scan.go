@@ -66,13 +66,18 @@ func registerChain() error {
 }
 
 // chainPreferred says where selection tries "chain" first: calls of at most
-// maxBytes on at least minRanks and at most maxRanks ranks (0: any).
+// maxSize bytes on at least minRanks and at most maxRanks ranks (0: any).
+// Measured against "shm", "cma" and Open MPI on 2, 4 and 8 ranks from 8 B
+// to 1 MiB (docs/PERFORMANCE.md, "Scan and Exscan by a chain"): where the
+// vectors fit the scratch area it beat "shm" (one full step) at 4 and 8
+// ranks and matched it at 2; beyond, its single-copy pipeline beat the
+// single-copy transpose ("cma") at every rank count.
 var chainPreferred = []struct {
 	op                          coll.Operation
 	minRanks, maxRanks, maxSize int
 }{
-	{coll.OpScan, 2, 0, 64 << 10},
-	{coll.OpExscan, 2, 0, 64 << 10},
+	{coll.OpScan, 2, 0, 0},
+	{coll.OpExscan, 2, 0, 0},
 }
 
 // preferChainWhereFaster puts "chain" first where chainPreferred says it
@@ -90,7 +95,7 @@ func preferChainWhereFaster() error {
 			}
 		}
 		for _, r := range old {
-			if r.MaxBytes == 0 || r.MaxBytes > p.maxSize {
+			if p.maxSize != 0 && (r.MaxBytes == 0 || r.MaxBytes > p.maxSize) {
 				r.MaxBytes = p.maxSize
 			}
 			if p.maxRanks != 0 && (r.MaxRanks == 0 || r.MaxRanks > p.maxRanks) {

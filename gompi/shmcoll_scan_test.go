@@ -180,7 +180,7 @@ func TestChainScanPeerLost(t *testing.T) {
 func TestChainPreferred(t *testing.T) {
 	for _, p := range chainPreferred {
 		for _, c := range []struct{ n, bytes int }{{1, 8}, {2, 8}, {4, 8}, {4, 4096}, {8, 512}, {4, 32 << 10}, {4, 1 << 20}, {16, 8}} {
-			want := c.n >= p.minRanks && (p.maxRanks == 0 || c.n <= p.maxRanks) && c.bytes <= p.maxSize
+			want := c.n >= p.minRanks && (p.maxRanks == 0 || c.n <= p.maxRanks) && (p.maxSize == 0 || c.bytes <= p.maxSize)
 			if got := coll.Select(p.op, c.n, c.bytes) == "chain"; got != want {
 				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", p.op, c.n, c.bytes, got, want)
 			}
