@@ -55,7 +55,7 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	if err := eng.ShmBegin(); err != nil {
 		return err
 	}
-	eng.ShmLeadNext(-1)
+	eng.ShmLeadNext(chainLead)
 	m := len(a.Recv)
 	scratch := eng.ShmScratch()
 	writeSig(scratch[me*sigSize:(me+1)*sigSize], op, 0, m) // the agreement's steps check it
