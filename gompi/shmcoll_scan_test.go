@@ -178,11 +178,17 @@ func TestChainScanPeerLost(t *testing.T) {
 // TestChainPreferred: the selection table tries "chain" first for Scan and
 // Exscan where chainPreferred says, and not elsewhere.
 func TestChainPreferred(t *testing.T) {
-	for _, p := range chainPreferred {
-		for _, c := range []struct{ n, bytes int }{{1, 8}, {2, 8}, {4, 8}, {4, 4096}, {8, 512}, {4, 32 << 10}, {4, 1 << 20}, {16, 8}} {
-			want := c.n >= p.minRanks && (p.maxRanks == 0 || c.n <= p.maxRanks) && (p.maxSize == 0 || c.bytes <= p.maxSize)
-			if got := coll.Select(p.op, c.n, c.bytes) == "chain"; got != want {
-				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", p.op, c.n, c.bytes, got, want)
+	for _, op := range []coll.Operation{coll.OpScan, coll.OpExscan} {
+		for _, c := range []struct {
+			n, bytes int
+			chain    bool
+		}{
+			{1, 8, false}, {1, 1 << 20, false}, {2, 8, true}, {2, 16 << 10, true}, {2, 32 << 10, false},
+			{2, 64<<10 - 1, false}, {2, 64 << 10, true}, {2, 1 << 20, true}, {4, 8, true}, {4, 32 << 10, true},
+			{4, 1 << 20, true}, {8, 512, true}, {16, 8 << 20, true},
+		} {
+			if got := coll.Select(op, c.n, c.bytes) == "chain"; got != c.chain || chainFirst(op, c.n, c.bytes) != c.chain {
+				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", op, c.n, c.bytes, got, c.chain)
 			}
 		}
 	}
@@ -202,7 +208,7 @@ func TestChainScanCMA(t *testing.T) {
 	}
 	for _, n := range ranks {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-			checkScans(t, n, 40<<10/4+3, 3, "chain", sumInt32)          // one chunk
+			checkScans(t, n, 40<<10/4+3, 3, "chain", sumInt32)           // one chunk
 			checkScans(t, n, 3*chainChunk/12+5, 3, "chain", composeCase) // pieces of 12-byte elements
 			checkScans(t, n, 70<<10/8, 2, "chain", maxFloat64)
 			checkScans(t, n, 100<<10+1, 2, "chain", bandUint8)
