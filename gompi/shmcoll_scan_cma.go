@@ -176,8 +176,12 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 		if int32(ready-total) > 0 {
 			return fmt.Errorf("single-copy chain: rank %d failed (see its error); this rank's result is incomplete", me-1)
 		}
-		// Every chunk ready, up to a batch: one read for all of them.
-		end := min(ready, c+chainBatch)
+		// Every chunk ready, up to a batch (no limit for Exscan's last rank,
+		// which only reads): one read for all of them.
+		end := ready
+		if inclusive || me < n-1 {
+			end = min(ready, c+chainBatch)
+		}
 		lo, hi := int(c)*chunk, min(int(end)*chunk, m)
 		recv := a.Recv[lo:hi]
 		var err error
