@@ -108,10 +108,10 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	} else {
 		runErr = chainFollow(x, a, op, inclusive, scratch, line, counter, tag, total, chunk, own, out)
 		if runErr != nil {
-			if isStepErr(runErr) {
-				return runErr
+			fail() // the ranks after this one stop, the one before need not wait
+			if e, ok := runErr.(stepErr); ok {
+				return e.error
 			}
-			fail()
 		}
 	}
 	// Keep the buffer until the next rank has read all of it.
@@ -140,8 +140,6 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 type stepErr struct{ error }
 
 func (e stepErr) Unwrap() error { return e.error }
-
-func isStepErr(err error) bool { _, ok := err.(stepErr); return ok }
 
 // chainFollow is the part of a rank after the first: wait for rank me−1's
 // tag, check its signature, then read, fold and count chunk by chunk.
