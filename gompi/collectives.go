@@ -57,7 +57,10 @@ func installCollectives() error {
 	if err := preferCMAWhereFaster(); err != nil {
 		return err
 	}
-	return preferCMARedWhereFaster()
+	if err := preferCMARedWhereFaster(); err != nil {
+		return err
+	}
+	return installChain() // Scan and Exscan's chain, in front of the rest where it wins (shmcoll_scan.go)
 }
 
 func init() {

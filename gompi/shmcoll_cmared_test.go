@@ -322,16 +322,17 @@ func TestCMAReductionsPreferred(t *testing.T) {
 	}
 }
 
-// firstBeyondShm returns the first algorithm other than "shm" of the rules
-// that selection matches for op on n ranks and bytes (a rule whose
-// algorithms cannot run a call passes it on to the next rule that matches).
+// firstBeyondShm returns the first algorithm other than "shm" (and Scan's
+// "chain", shmcoll_scan.go) of the rules that selection matches for op on n
+// ranks and bytes (a rule whose algorithms cannot run a call passes it on to
+// the next rule that matches).
 func firstBeyondShm(op coll.Operation, n, bytes int) string {
 	for _, r := range coll.Table(op) {
 		if !r.Matches(n, bytes) {
 			continue
 		}
 		for _, name := range r.Use {
-			if name != "shm" {
+			if name != "shm" && name != "chain" {
 				return name
 			}
 		}

@@ -50,7 +50,8 @@ type CollCtl struct {
 	owner    uint32 // 0 free, else 1 + the context of the owning communicator
 	posted   uint32 // 1 + the last collective whose root has posted; a futex word
 	psleep   int32  // ranks asleep on posted
-	_        [116]byte
+	wsleep   int32  // ranks asleep on a word in the scratch area (SleepWord)
+	_        [112]byte
 	arrive   uint64 // arrivals since the slot was claimed
 	_        [120]byte
 	gen      uint32 // collectives released; the futex word

@@ -380,6 +380,18 @@ func (c *Comm) ShmAwaitPost() error { return errNoShm() }
 // ShmArrive fails as ShmStep.
 func (c *Comm) ShmArrive() error { return errNoShm() }
 
+// ShmSeq returns 0 (see ShmCapacity).
+func (c *Comm) ShmSeq() uint64 { return 0 }
+
+// ShmSetWord does nothing (see ShmCapacity).
+func (c *Comm) ShmSetWord(w unsafe.Pointer, v uint32) {}
+
+// ShmAwaitWord fails as ShmStep.
+func (c *Comm) ShmAwaitWord(w unsafe.Pointer, v uint32) error { return errNoShm() }
+
+// ShmAwaitCount fails as ShmStep.
+func (c *Comm) ShmAwaitCount(w unsafe.Pointer, v uint32) error { return errNoShm() }
+
 func errNoShm() error {
 	return base.New("collective", base.ErrNotSupported, "no shared-memory collectives under the MPI backend", "")
 }

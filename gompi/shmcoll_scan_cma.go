@@ -1,0 +1,217 @@
+package gompi
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/coll"
+)
+
+// The chain by single copy: Scan and Exscan of vectors larger than the
+// scratch area. Rank r publishes the buffer that will hold prefix r (Scan:
+// its receive buffer; Exscan: a buffer of its own, since its result is
+// prefix r−1), and a progress counter: how many chunks of it are ready.
+// Rank r reads chunk c of rank r−1's buffer (process_vm_readv) as soon as
+// rank r−1's counter passes c, folds its own vector's chunk into it, and
+// counts the chunk as ready in turn: a pipeline, in which every rank reads
+// and folds the vector once, where the single-copy transpose ("cma") reads
+// it twice and takes three steps.
+//
+// Rank r's buffer must stay its caller's until rank r+1 has read all of it:
+// rank r waits, before it returns, for rank r+1's counter to reach the end
+// (rank r+1 counts a chunk after reading it). Then every rank arrives at
+// the step without waiting for it (ShmArrive), which, as in the chain
+// through the scratch area, keeps the half from being reused while anyone
+// still looks at a counter or a record in it.
+//
+// Each rank has a line of the data area: its counter, and its buffer's
+// record. It writes both before its signature's chain tag (shmcoll_scan.go),
+// so that a rank that sees the tag finds them valid; the counter is only
+// then read. A failure (a read the kernel refuses, ranks that disagree)
+// sets the counter to chainFailed beyond the end: the ranks after it stop
+// and fail too, the ranks before it, whose results are complete, go on.
+
+// chainLine is the data area each rank's counter and record take: a cache
+// line.
+const chainLine = 64
+
+// chainChunk is the bytes of a chunk of the pipeline.
+const chainChunk = 64 << 10
+
+// chainBatch is the most chunks read at once, when the rank before has
+// more than one ready (as rank 0 always has): fewer system calls, and the
+// folds still mostly in cache.
+const chainBatch = 4
+
+// chainFailed is added to the chunk count to mark a failed rank.
+const chainFailed = 1 << 24
+
+func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) error {
+	n, me := x.Size(), x.Rank()
+	eng := x.c.c
+	if err := eng.ShmBegin(); err != nil {
+		return err
+	}
+	eng.ShmLeadNext(chainLead)
+	m := len(a.Recv)
+	scratch := eng.ShmScratch()
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], op, 0, m) // the agreement's steps check it
+	on, _, err := cmaAgree(x, scratch[n*sigSize:])
+	if err != nil {
+		return err
+	}
+	if !on {
+		return coll.Call(x, op, a) // agreed off: "chain" is no longer available for this call
+	}
+	tag := chainTag(eng.ShmSeq())
+	scratch = eng.ShmScratch()
+	data := scratch[n*sigSize:]
+	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
+	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
+	own := contribution(a)
+	esize := max(a.Op.ElemSize, 1)
+	chunk := max(chainChunk/esize*esize, esize)
+	total := uint32((m + chunk - 1) / chunk)
+
+	// Publish: the buffer rank me+1 reads, and how much of it is ready.
+	var out []byte
+	var held []*[]byte
+	switch {
+	case me == 0:
+		out = own // prefix 0 is rank 0's vector
+	case inclusive:
+		out = a.Recv
+	case me < n-1:
+		p := getRedScratch(m)
+		out, held = *p, append(held, p)
+	}
+	ready := uint32(0)
+	if me == 0 {
+		ready = total
+	}
+	atomic.StoreUint32((*uint32)(counter(me)), ready)
+	publishBuf(line(me)[8:8+cmaRecSize], out)
+	sig := scratch[me*sigSize : (me+1)*sigSize]
+	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
+	binary.LittleEndian.PutUint64(sig[8:], uint64(m))
+	eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
+
+	fail := func() { eng.ShmSetWord(counter(me), total+chainFailed) }
+	var runErr error
+	if me == 0 {
+		if inclusive && a.Send != nil {
+			copy(a.Recv, own)
+		}
+	} else {
+		runErr = chainFollow(x, a, op, inclusive, scratch, line, counter, tag, total, chunk, own, out)
+		if runErr != nil {
+			fail() // the ranks after this one stop, the one before need not wait
+			if e, ok := runErr.(stepErr); ok {
+				return e.error
+			}
+		}
+	}
+	// Keep the buffer until the next rank has read all of it.
+	if me < n-1 {
+		next := scratch[(me+1)*sigSize : (me+2)*sigSize]
+		if err := eng.ShmAwaitWord(unsafe.Pointer(&next[4]), tag); err != nil {
+			return err
+		}
+		if err := eng.ShmAwaitCount(counter(me+1), total); err != nil {
+			return err
+		}
+	}
+	runtime.KeepAlive(own)
+	runtime.KeepAlive(out)
+	if err := eng.ShmArrive(); err != nil {
+		return err
+	}
+	if runErr == nil {
+		putRedScratch(held...)
+	}
+	return runErr
+}
+
+// stepErr marks an error of the wait itself (a peer lost, the job
+// aborting): the rank leaves at once, without the closing wait.
+type stepErr struct{ error }
+
+func (e stepErr) Unwrap() error { return e.error }
+
+// chainFollow is the part of a rank after the first: wait for rank me−1's
+// tag, check its signature, then read, fold and count chunk by chunk.
+func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, scratch []byte,
+	line func(int) []byte, counter func(int) unsafe.Pointer, tag, total uint32, chunk int, own, out []byte) error {
+	n, me := x.Size(), x.Rank()
+	eng := x.c.c
+	m := len(a.Recv)
+	prev := scratch[(me-1)*sigSize : me*sigSize]
+	if err := eng.ShmAwaitWord(unsafe.Pointer(&prev[4]), tag); err != nil {
+		return stepErr{err}
+	}
+	if opCode(op) != binary.LittleEndian.Uint32(prev[0:]) || uint64(m) != binary.LittleEndian.Uint64(prev[8:]) {
+		return fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
+			me-1, describeOp(prev), binary.LittleEndian.Uint64(prev[8:]), me, op, m)
+	}
+	src := peerBuf(line(me - 1)[8 : 8+cmaRecSize])
+	// Where the read goes: straight into recv where that costs no copy
+	// (Exscan, whose result is the prefix read; Scan with a commutative
+	// operator and its own send buffer, which folds its vector into what
+	// it read), else into a buffer folded into recv.
+	direct := !inclusive || a.Op.Commutative && a.Send != nil
+	var tmp *[]byte
+	if !direct {
+		tmp = getRedScratch(min(chainBatch*chunk, m))
+	}
+	for c := uint32(0); c < total; {
+		if err := eng.ShmAwaitCount(counter(me-1), c+1); err != nil {
+			return stepErr{err}
+		}
+		ready := atomic.LoadUint32((*uint32)(counter(me - 1)))
+		if int32(ready-total) > 0 {
+			return fmt.Errorf("single-copy chain: rank %d failed (see its error); this rank's result is incomplete", me-1)
+		}
+		// Every chunk ready, up to a batch (no limit for Exscan's last rank,
+		// which only reads): one read for all of them.
+		end := ready
+		if inclusive || me < n-1 {
+			end = min(ready, c+chainBatch)
+		}
+		lo, hi := int(c)*chunk, min(int(end)*chunk, m)
+		recv := a.Recv[lo:hi]
+		var err error
+		switch {
+		case !inclusive:
+			if me < n-1 { // prefix me for the next rank, before recv (maybe own) changes
+				copy(out[lo:hi], own[lo:hi])
+			}
+			if err = src.read(recv, lo); err == nil && me < n-1 {
+				a.Op.Apply(recv, out[lo:hi])
+			}
+		case direct: // prefix ∘ own = own ∘ prefix
+			if err = src.read(recv, lo); err == nil {
+				a.Op.Apply(own[lo:hi], recv)
+			}
+		default:
+			t := (*tmp)[:hi-lo]
+			if err = src.read(t, lo); err == nil {
+				if a.Send != nil {
+					copy(recv, own[lo:hi])
+				}
+				a.Op.Apply(t, recv)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("single-copy read on rank %d: %w", me, err)
+		}
+		eng.ShmSetWord(counter(me), end)
+		c = end
+	}
+	if tmp != nil {
+		putRedScratch(tmp)
+	}
+	return nil
+}
