@@ -60,7 +60,10 @@ func installCollectives() error {
 	if err := preferCMARedWhereFaster(); err != nil {
 		return err
 	}
-	return preferShmWhereFaster(false)
+	if err := preferShmWhereFaster(false); err != nil {
+		return err
+	}
+	return installCMAv() // single copy for the forms with per-rank counts (shmcoll_cmav.go), in front of "shm"
 }
 
 func init() {
