@@ -113,9 +113,16 @@ var cmavAlgs = []*cmavAlg{
 // may still read them.
 func hasSend(a *coll.Args) bool { return a.Send != nil }
 
-// cmavPreferred: where the selection table tries "cma" first for
-// Allgatherv, in its measure (the mean block): see preferCMAv.
-const cmavAllgathervMin, cmavAllgathervMin2 = 16 << 10, 16 << 10
+// Where the selection table tries "cma" first for Allgatherv, in its
+// measure (the mean block): above "shm"'s bound (8 KiB, where a call that
+// fits the scratch area is faster through it) on 3 or more ranks, from
+// 32 KiB on two. Measured with `sidebyside --tune --ops allgatherv` (min of
+// 3, load 10-12; docs/PERFORMANCE.md "Single copy for the forms with
+// per-rank counts"): at 8 KiB on 8 ranks, where the call does not fit,
+// "cma" 295 µs, recursive doubling 501; at 16 and 32 KiB on 4 and 8 ranks
+// "cma" 0.5-0.7x recursive doubling and 0.3-0.6x ring; on two ranks ring
+// was as fast or faster up to 32 KiB.
+const cmavAllgathervMin, cmavAllgathervMin2 = 8<<10 + 1, 32 << 10
 
 // installCMAv registers the forms here under "cma" and puts them into the
 // selection table: first at every size for the operations of size 0 (they
