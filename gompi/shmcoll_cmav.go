@@ -183,6 +183,13 @@ func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
 		return coll.Call(x, s.op, a)
 	}
 	err = s.run(x, a, data)
+	// As runShm: Scatterv's root leaves the next full step first, so that
+	// under oversubscription the readers find its next post sooner.
+	lead := -1
+	if rootSends(s.op) {
+		lead = a.Root
+	}
+	x.c.c.ShmLeadNext(lead)
 	runtime.KeepAlive(a.Send)
 	runtime.KeepAlive(a.Recv)
 	return err
