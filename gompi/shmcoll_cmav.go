@@ -63,12 +63,21 @@ func cmavRootedSlots(data []byte, n int) (table []byte, slots []byte, q int) {
 
 // cmavAlltoallSlots is the layout of Alltoallv's data area: the records,
 // then rank i's region of r bytes (n count-and-displacement pairs, the one
-// for rank j at i*r + 16j, then n slots of s bytes, the one for rank j at
-// i*r + 16n + j*s).
+// for rank j at i*r + 16j, then n−1 slots of s bytes, one per other rank:
+// cmavSlot). No slot for the rank itself: with n−1 slots a 4 KiB block
+// fits on 4 ranks (64 KiB scratch halves), with n it would not.
 func cmavAlltoallSlots(data []byte, n int) (regions []byte, r, s int) {
 	regions = data[cmavRecArea(n):]
 	r = len(regions) / n &^ 63
-	return regions, r, (r - 16*n) / n &^ 7
+	return regions, r, (r - 16*n) / max(n-1, 1) &^ 7
+}
+
+// cmavSlot is where, in rank i's region, its slot for rank j (j ≠ i) starts.
+func cmavSlot(n, s, i, j int) int {
+	if j > i {
+		j--
+	}
+	return 16*n + j*s
 }
 
 // cmavNeed is what each form needs of the scratch area beyond the
@@ -370,7 +379,7 @@ func cmaAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 		c, d := a.SendCounts[j], a.SendDispls[j]
 		putPair(mine[j*16:], c, d)
 		if c <= s && j != me {
-			copy(mine[16*n+j*s:], a.Send[d:][:c])
+			copy(mine[cmavSlot(n, s, me, j):], a.Send[d:][:c])
 		}
 	}
 	if err := meet(x); err != nil {
@@ -401,7 +410,7 @@ func cmaAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 		}
 		dst := a.Recv[a.RecvDispls[i]:][:c]
 		if c <= s {
-			copy(dst, theirs[16*n+me*s:][:c])
+			copy(dst, theirs[cmavSlot(n, s, i, me):][:c])
 		} else if !failed && peerBuf(cmaRec(data, i)).read(dst, d) != nil {
 			failed = true
 		}
