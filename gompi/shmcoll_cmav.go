@@ -94,6 +94,7 @@ func cmavNeed(op coll.Operation, n int) int {
 
 type cmavAlg struct {
 	op      coll.Operation
+	name    string // "" is "cma"
 	summary string
 	cost    string
 	ok      func(a *coll.Args) bool // nil: always
@@ -113,6 +114,9 @@ var cmavAlgs = []*cmavAlg{
 	{op: coll.OpAlltoallw, run: cmaAlltoallv, ok: hasSend,
 		summary: "as Alltoallv (the counts are bytes)",
 		cost:    "1 shared barrier (2 when a block is larger than its slot) + the blocks copied once, or twice within the slots"},
+	{op: coll.OpAlltoall, name: "cma_slots", run: cmaAlltoallSlots, ok: hasSend,
+		summary: "Alltoall as the cma Alltoallv: the blocks that fit their slots through the scratch area in one step, the larger ones straight out of their owners' buffers",
+		cost:    "1 shared barrier (2 when the blocks are larger than a slot) + (p−1)·m copied twice within the slots, once beyond"},
 	{op: coll.OpAllgatherv, run: cmaAllgatherv,
 		summary: "every rank publishes its block; each copies every other block straight out of its owner's memory to its displacement",
 		cost:    "2 shared barriers + Σm − m copied once per rank, all ranks at once"},
@@ -141,8 +145,12 @@ const cmavAllgathervMin, cmavAllgathervMin2 = 8<<10 + 1, 32 << 10
 // front of "shm".
 func installCMAv() error {
 	for _, s := range cmavAlgs {
+		name := s.name
+		if name == "" {
+			name = "cma"
+		}
 		err := coll.Register(coll.Algorithm{
-			Op: s.op, Name: "cma", Summary: s.summary,
+			Op: s.op, Name: name, Summary: s.summary,
 			Cost:        coll.Cost{Formula: s.cost},
 			Constraints: "all ranks on one host; blocking calls; the kernel lets ranks read each other's memory (process_vm_readv; GOMPI_SHM_CMA_COLL=0 turns it off)",
 			Available: func(c coll.Comm, a *coll.Args) bool {
@@ -180,8 +188,11 @@ func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
 	}
 	scratch := x.c.c.ShmScratch()
 	word, size := uint32(int32(a.Root)), 0
-	if s.op == coll.OpAllgatherv {
+	switch s.op {
+	case coll.OpAllgatherv:
 		word, size = countsHash(a), sumInts(a.RecvCounts)
+	case coll.OpAlltoall:
+		size = len(a.Recv)
 	}
 	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, word, size)
 	on, data, err := cmaAgree(x, scratch[n*sigSize:])
@@ -452,6 +463,21 @@ func cmaAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 		}
 	}
 	return bigs.wait()
+}
+
+// cmaAlltoallSlots is Alltoall as cmaAlltoallv: every block m bytes, at
+// j·m.
+func cmaAlltoallSlots(x *collComm, a *coll.Args, data []byte) error {
+	n := x.Size()
+	m := len(a.Recv) / n
+	layout := make([]int, 2*n)
+	for j := range n {
+		layout[j], layout[n+j] = m, j*m
+	}
+	b := *a
+	b.SendCounts, b.RecvCounts = layout[:n], layout[:n]
+	b.SendDispls, b.RecvDispls = layout[n:], layout[n:]
+	return cmaAlltoallv(x, &b, data)
 }
 
 // cmaAllgathervAlg is Allgatherv in the terms of cmaGeneral.

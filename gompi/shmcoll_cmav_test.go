@@ -182,3 +182,34 @@ func TestCMAvChosen(t *testing.T) {
 		t.Errorf("allgatherv of 16 bytes: the table gives %q, want shm", got)
 	}
 }
+
+// TestCMASlotsAlltoall: Alltoall through "cma_slots" against the
+// reference, blocks within their slots and beyond, several calls.
+func TestCMASlotsAlltoall(t *testing.T) {
+	for _, n := range vRanks() {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			run(t, n, func(c *gompi.Comm) error {
+				me := c.Rank()
+				for k, m := range []int{0, 8, 1000, 4096, 20000, 40000} {
+					send, recv := make([]byte, n*m), make([]byte, n*m)
+					for j := range n {
+						for b := range m {
+							send[j*m+b] = vByte(me, j, b+k)
+						}
+					}
+					if err := c.Alltoall(send, recv, gompi.WithAlgorithm("cma_slots")); err != nil {
+						return fmt.Errorf("alltoall of %d: %w", m, err)
+					}
+					for i := range n {
+						for b := range m {
+							if recv[i*m+b] != vByte(i, me, b+k) {
+								return fmt.Errorf("alltoall of %d: rank %d's byte %d from rank %d is wrong", m, me, b, i)
+							}
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
