@@ -91,6 +91,9 @@ func TestCMAvRefused(t *testing.T) {
 						if err := cmavRound(c, round, true, round%2 == 1); err != nil {
 							return err
 						}
+						if err := checkAlltoallSlots(c, round, 1000+20000*(round%2)); err != nil {
+							return err
+						}
 					}
 					return c.Barrier()
 				})
@@ -178,6 +181,11 @@ func TestCMAvChosen(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}, {4, 4096}} {
+		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_slots" {
+			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_slots", p.size, p.n, got)
+		}
+	}
 	if got := coll.Select(coll.OpAllgatherv, 4, 16); got != "shm" {
 		t.Errorf("allgatherv of 16 bytes: the table gives %q, want shm", got)
 	}
@@ -189,27 +197,34 @@ func TestCMASlotsAlltoall(t *testing.T) {
 	for _, n := range vRanks() {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			run(t, n, func(c *gompi.Comm) error {
-				me := c.Rank()
 				for k, m := range []int{0, 8, 1000, 4096, 20000, 40000} {
-					send, recv := make([]byte, n*m), make([]byte, n*m)
-					for j := range n {
-						for b := range m {
-							send[j*m+b] = vByte(me, j, b+k)
-						}
-					}
-					if err := c.Alltoall(send, recv, gompi.WithAlgorithm("cma_slots")); err != nil {
-						return fmt.Errorf("alltoall of %d: %w", m, err)
-					}
-					for i := range n {
-						for b := range m {
-							if recv[i*m+b] != vByte(i, me, b+k) {
-								return fmt.Errorf("alltoall of %d: rank %d's byte %d from rank %d is wrong", m, me, b, i)
-							}
-						}
+					if err := checkAlltoallSlots(c, k, m); err != nil {
+						return err
 					}
 				}
 				return nil
 			})
 		})
 	}
+}
+
+func checkAlltoallSlots(c *gompi.Comm, k, m int) error {
+	n, me := c.Size(), c.Rank()
+	send, recv := make([]byte, n*m), make([]byte, n*m)
+	for j := range n {
+		for b := range m {
+			send[j*m+b] = vByte(me, j, b+k)
+		}
+	}
+	if err := c.Alltoall(send, recv, gompi.WithAlgorithm("cma_slots")); err != nil {
+		return fmt.Errorf("alltoall of %d: %w", m, err)
+	}
+	for i := range n {
+		for b := range m {
+			if recv[i*m+b] != vByte(i, me, b+k) {
+				return fmt.Errorf("alltoall of %d: rank %d's byte %d from rank %d is wrong", m, me, b, i)
+			}
+		}
+	}
+	return nil
 }
