@@ -1,0 +1,230 @@
+//go:build !mpi && !mpich
+
+package gompi_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/gompi"
+)
+
+// The single-copy forms of the collectives with per-rank counts
+// (shmcoll_cmav.go), named "cma", against the results shmcoll_v_test.go
+// computes: 1..17 ranks, counts that differ per pair (zero included),
+// blocks within their slots and beyond them (those go by single copy),
+// roots, in place (Alltoallv/w in place: "cma" is unavailable and the
+// default selection runs "shm"), reads and writes the kernel refuses, and
+// counts that disagree.
+
+func cmavChecks() []func(*gompi.Comm, int, bool, bool, gompi.CollOption) error {
+	return []func(*gompi.Comm, int, bool, bool, gompi.CollOption) error{
+		checkGatherv, checkScatterv, checkAlltoallv, checkAllgatherv,
+	}
+}
+
+// cmavRound runs every check once with "cma" named (the default selection
+// for Alltoallv/w in place).
+func cmavRound(c *gompi.Comm, round int, big, inPlace bool) error {
+	n := c.Size()
+	root := (round + n/2) % n
+	for i, f := range cmavChecks() {
+		opt := gompi.WithAlgorithm("cma")
+		if i == 2 && inPlace {
+			opt = gompi.CollOption{}
+		}
+		if err := f(c, root, big, inPlace, opt); err != nil {
+			return fmt.Errorf("round %d, root %d: %w", round, root, err)
+		}
+	}
+	return nil
+}
+
+func TestCMAvAgainstReference(t *testing.T) {
+	for _, n := range vRanks() {
+		for _, big := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				t.Run(fmt.Sprintf("n=%d/big=%v/inplace=%v", n, big, inPlace), func(t *testing.T) {
+					run(t, n, func(c *gompi.Comm) error {
+						for round := range 3 { // both scratch halves, several roots
+							if err := cmavRound(c, round, big, inPlace); err != nil {
+								return err
+							}
+						}
+						if n > 1 && !gompi.CMAOn(c) {
+							return errors.New("single copy not agreed on")
+						}
+						return nil
+					})
+				})
+			}
+		}
+	}
+}
+
+// TestCMAvRefused: reads and writes refused after the ranks agreed (every
+// one, every other one, the first only) are repaired by messages.
+func TestCMAvRefused(t *testing.T) {
+	for _, mode := range []int32{1, 2, 3} {
+		for _, n := range []int{2, 3, 5, 8} {
+			t.Run(fmt.Sprintf("mode-%d/%d-ranks", mode, n), func(t *testing.T) {
+				defer gompi.SetCMARefuse(0)
+				run(t, n, func(c *gompi.Comm) error {
+					if err := cmavRound(c, 0, true, false); err != nil { // agree first
+						return err
+					}
+					if !gompi.CMAOn(c) {
+						t.Skip("single copy is off here")
+					}
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+					if c.Rank() == 0 {
+						gompi.SetCMARefuse(mode)
+					}
+					if err := c.Barrier(); err != nil {
+						return err
+					}
+					for round := 1; round < 5; round++ {
+						if err := cmavRound(c, round, true, round%2 == 1); err != nil {
+							return err
+						}
+						if err := checkAlltoallSlots(c, round, 1000+20000*(round%2)); err != nil {
+							return err
+						}
+					}
+					return c.Barrier()
+				})
+			})
+		}
+	}
+}
+
+// TestCMAvMismatch: a count that disagrees with the receiver's gives
+// ErrMismatch where the slotted form gives it, within a slot and beyond
+// it, and nobody hangs.
+func TestCMAvMismatch(t *testing.T) {
+	cma := gompi.WithAlgorithm("cma")
+	mismatch := func(err error) error {
+		if !errors.Is(err, gompi.ErrMismatch) {
+			return fmt.Errorf("want ErrMismatch, got %v", err)
+		}
+		return nil
+	}
+	for _, extra := range []int{8, 50000} {
+		t.Run(fmt.Sprintf("extra=%d", extra), func(t *testing.T) {
+			run(t, 3, func(c *gompi.Comm) error {
+				me := c.Rank()
+				counts, displs := []int{8, 8, 8}, []int{0, 8, 16}
+				// Gatherv: rank 1 sends more than the root (0) expects.
+				send := make([]byte, 8)
+				if me == 1 {
+					send = make([]byte, 8+extra)
+				}
+				err := c.Gatherv(send, make([]byte, 24), counts, displs, 0, cma)
+				if me == 0 {
+					if e := mismatch(err); e != nil {
+						return fmt.Errorf("gatherv at the root: %w", e)
+					}
+				} else if err != nil {
+					return fmt.Errorf("gatherv: %w", err)
+				}
+				// Scatterv: the root (2) sends rank 0 more than it expects.
+				scounts := []int{8 + extra, 8, 8}
+				sdispls := []int{0, 8 + extra, 16 + extra}
+				err = c.Scatterv(make([]byte, 24+extra), scounts, sdispls, make([]byte, 8), 2, cma)
+				if me == 0 {
+					if e := mismatch(err); e != nil {
+						return fmt.Errorf("scatterv at rank 0: %w", e)
+					}
+				} else if err != nil {
+					return fmt.Errorf("scatterv: %w", err)
+				}
+				// Alltoallv: rank 2 sends rank 1 more than it expects.
+				sc, sd := []int{8, 8, 8}, []int{0, 8, 16}
+				if me == 2 {
+					sc, sd = []int{8, 8 + extra, 8}, []int{0, 8, 16 + extra}
+				}
+				err = c.Alltoallv(make([]byte, 24+extra), sc, sd, make([]byte, 24), counts, displs, cma)
+				if me == 1 {
+					if e := mismatch(err); e != nil {
+						return fmt.Errorf("alltoallv at rank 1: %w", e)
+					}
+				} else if err != nil {
+					return fmt.Errorf("alltoallv: %w", err)
+				}
+				// Allgatherv: rank 2 passes other counts.
+				vc := []int{8, 8, 8}
+				if me == 2 {
+					vc = []int{16, 0, 8}
+				}
+				if err := c.Allgatherv(make([]byte, vc[me]), make([]byte, 24), vc, []int{0, 8, 16}, cma); !errors.Is(err, gompi.ErrMismatch) && !(me != 2 && err == nil) {
+					return fmt.Errorf("allgatherv: want ErrMismatch on rank 2 at least, got %v", err)
+				}
+				// The calls after it work.
+				return cmavRound(c, 0, true, false)
+			})
+		})
+	}
+}
+
+// TestCMAvChosen: the table runs "cma" first for the forms of size 0 and
+// for large Allgatherv, "shm" for small Allgatherv.
+func TestCMAvChosen(t *testing.T) {
+	for op, size := range map[coll.Operation]int{coll.OpGatherv: 0, coll.OpScatterv: 0, coll.OpAlltoallv: 0,
+		coll.OpAlltoallw: 0, coll.OpAllgatherv: 1 << 20} {
+		for _, n := range []int{2, 4, 8} {
+			if got := coll.Select(op, n, size); got != "cma" {
+				t.Errorf("%s of size %d on %d ranks: the table gives %q, want cma", op, size, n, got)
+			}
+		}
+	}
+	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}, {4, 4096}} {
+		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_slots" {
+			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_slots", p.size, p.n, got)
+		}
+	}
+	if got := coll.Select(coll.OpAllgatherv, 4, 16); got != "shm" {
+		t.Errorf("allgatherv of 16 bytes: the table gives %q, want shm", got)
+	}
+}
+
+// TestCMASlotsAlltoall: Alltoall through "cma_slots" against the
+// reference, blocks within their slots and beyond, several calls.
+func TestCMASlotsAlltoall(t *testing.T) {
+	for _, n := range vRanks() {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			run(t, n, func(c *gompi.Comm) error {
+				for k, m := range []int{0, 8, 1000, 4096, 20000, 40000} {
+					if err := checkAlltoallSlots(c, k, m); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func checkAlltoallSlots(c *gompi.Comm, k, m int) error {
+	n, me := c.Size(), c.Rank()
+	send, recv := make([]byte, n*m), make([]byte, n*m)
+	for j := range n {
+		for b := range m {
+			send[j*m+b] = vByte(me, j, b+k)
+		}
+	}
+	if err := c.Alltoall(send, recv, gompi.WithAlgorithm("cma_slots")); err != nil {
+		return fmt.Errorf("alltoall of %d: %w", m, err)
+	}
+	for i := range n {
+		for b := range m {
+			if recv[i*m+b] != vByte(i, me, b+k) {
+				return fmt.Errorf("alltoall of %d: rank %d's byte %d from rank %d is wrong", m, me, b, i)
+			}
+		}
+	}
+	return nil
+}
