@@ -1,0 +1,47 @@
+package gompi
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestCMAReductionWriteFails: a write that fails after the ranks agreed on
+// single copy (the pushing Allreduce and Reduce, shmcoll_cmared_push.go)
+// gives an error on every rank, not a hang or a wrong result.
+func TestCMAReductionWriteFails(t *testing.T) {
+	defer func(f func(int, []byte, uint64) error) { writeRemote = f }(writeRemote)
+	writeRemote = func(int, []byte, uint64) error { return errors.New("failed for the test") }
+	for _, n := range []int{2, 3, 4} {
+		for _, op := range []string{"allreduce", "reduce0", "reduce1"} {
+			failed := make(chan error, n)
+			err := Run(n, func(c *Comm) error {
+				in, out := make([]int32, 40000), make([]int32, 40000)
+				with := WithAlgorithm("cma")
+				var err error
+				switch op {
+				case "allreduce":
+					err = Allreduce(c, in, out, Sum[int32](), with)
+				case "reduce0":
+					err = Reduce(c, in, out, Sum[int32](), 0, with)
+				case "reduce1":
+					err = Reduce(c, in, out, Sum[int32](), 1, with)
+				}
+				failed <- err
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			close(failed)
+			k := 0
+			for err := range failed {
+				if err != nil {
+					k++
+				}
+			}
+			if k != n {
+				t.Errorf("%s on %d ranks: %d of %d ranks reported the failed write, want all", op, n, k, n)
+			}
+		}
+	}
+}
