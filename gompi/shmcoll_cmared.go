@@ -279,6 +279,10 @@ func foldBlock(x *collComm, op coll.Op, ins []remoteBuf, stride int, mine []byte
 			return err
 		}
 		for r := n - 2; r >= 0; r-- {
+			if r == me { // the left operand as it is: no copy
+				op.Apply(mine[off:end], acc)
+				continue
+			}
 			if err := load(r, t, off); err != nil {
 				return err
 			}
