@@ -63,13 +63,17 @@ func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
 	return nil
 }
 
-// cmaReduce: phase 1 into this rank's block (the root's in its recv, the
-// others' in scratch), then every other rank writes its block into the
-// root's recv.
+// cmaReduce: on two ranks cmaReduce2; on more, where the root's landing
+// buffer ((p−1)m) is at most reduceGatherMax, cmaReduceGather; else phase 1
+// into this rank's block (the root's in its recv, the others' in scratch),
+// then every other rank writes its block into the root's recv.
 func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
 	n, me := x.Size(), x.Rank()
 	if n == 2 {
 		return cmaReduce2(x, a, data)
+	}
+	if (n-1)*len(contribution(a)) <= reduceGatherMax {
+		return cmaReduceGather(x, a, data)
 	}
 	in := contribution(a)
 	off := elemOffsets(len(in), a.Op.ElemSize, n)
@@ -198,3 +202,9 @@ func reduce2Fold(a *coll.Args, lo, hi int, land []byte) {
 		copy(recv, land)
 	}
 }
+
+
+// reduceGatherMax bounds the scratch the root of cmaReduceGather takes;
+// larger Reduces (1 MiB on more than 17 ranks, 8 MiB on more than 3) fold
+// by blocks on every rank. Tests lower it to run that form.
+var reduceGatherMax = 16 << 20

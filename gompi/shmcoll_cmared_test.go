@@ -260,6 +260,8 @@ func TestCMAReductionsRefused(t *testing.T) {
 // single copy gives an error on every rank, not a hang or a wrong result.
 func TestCMAReductionReadFails(t *testing.T) {
 	defer func(f func(int, []byte, uint64) error) { readRemote = f }(readRemote)
+	defer func(v int) { reduceGatherMax = v }(reduceGatherMax)
+	reduceGatherMax = 0 // Reduce by blocks, which reads (cmaReduceGather only writes)
 	real := readRemote
 	var calls atomic.Int32
 	readRemote = func(pid int, dst []byte, addr uint64) error {
