@@ -80,7 +80,9 @@ type redAlg struct {
 	// bytes (coll.Operation.SizeMeaning); on two ranks, where the
 	// rendezvous is one handshake per message and not a wake-up per step,
 	// from minBytes2. Measured: docs/PERFORMANCE.md, "Large reductions by
-	// single copy".
+	// single copy"; the reduce-scatters' 32 KiB on two ranks in "Large
+	// reductions: vector folds, pushed results" (cma 7 µs against 11–15
+	// for recursive halving at 32 KiB).
 	minBytes, minBytes2 int
 }
 
@@ -101,11 +103,11 @@ var redAlgs = []*redAlg{
 	{shmAlg: shmAlg{op: coll.OpReduceScatter,
 		summary: "single copy: rank i reads its block of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank (equal counts)",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 32 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatterBlock,
 		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 32 << 10},
 	{shmAlg: shmAlg{op: coll.OpScan,
 		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner (two ranks: rank 1 reads rank 0's vector)",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
