@@ -15,7 +15,9 @@ import (
 // landing buffer at r·m ((p−1)m bytes of scratch at the root). Every byte
 // is copied once, and the others never wait after the opening step, where
 // the reduce-scatter form (cmaReduce) needs every rank scheduled in both
-// steps; but the root folds (p−1)m alone.
+// steps; but the root folds (p−1)m alone. A write that fails makes the
+// root and the writer return an error (redClose); the other ranks, whose
+// part succeeded and who have no result, have left by then and return nil.
 func cmaReduceGather(x *collComm, a *coll.Args, data []byte) error {
 	n, me, root := x.Size(), x.Rank(), a.Root
 	in := contribution(a)
