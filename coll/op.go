@@ -38,6 +38,7 @@ func predefined[T any](name string, mk func() Op) Op {
 	}
 	op := mk()
 	op.Predefined, op.ElemKind = name, k.elem.Kind()
+	op = vectorized(op, name, op.ElemKind) // fold.go
 	v, _ := predefinedOps.LoadOrStore(k, op)
 	return v.(Op)
 }

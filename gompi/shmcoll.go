@@ -83,7 +83,7 @@ var shmPreferred = []struct {
 	{coll.OpGather, 1, 64 << 10},
 	{coll.OpScatter, 1, 64 << 10},
 	{coll.OpAlltoall, 1, 1 << 10},
-	{coll.OpReduceScatterBlock, 1, 512},
+	{coll.OpReduceScatterBlock, 1, 16 << 10}, // two ranks: 4 KiB 1.9 µs against 2.5, 16 KiB 3.1 against 7.4 (PERFORMANCE.md, "Large reductions: vector folds, pushed results")
 	// The forms with per-rank counts (shmcoll_v.go). Gatherv, Scatterv and
 	// Alltoallv/w have size 0 (no rank knows all counts) and take any call:
 	// the blocks too large for their slots go point-to-point after the step.
@@ -94,7 +94,7 @@ var shmPreferred = []struct {
 	// Allgatherv where it fits: at 32 KiB on 4 and 8 ranks shm took 54 and
 	// 128 µs against recursive doubling's 290 and 1299 (Open MPI 237, 677).
 	{coll.OpAllgatherv, 1, 64 << 10},
-	{coll.OpReduceScatter, 1, 2 << 10},
+	{coll.OpReduceScatter, 1, 16 << 10}, // as Reduce_scatter_block: 4 KiB 1.9 µs against 2.6, 16 KiB 3.7 against 6.2
 }
 
 // registerShm adds the shared-memory algorithms to package coll's registry

@@ -22,11 +22,12 @@ import (
 // non-commutative operators get their operands as they should. Then, by
 // operation:
 //   - Reduce_scatter(_block): nothing more; block i is rank i's result.
-//   - Allreduce: after a step, rank i reads every reduced block j from rank
-//     j's receive buffer (an allgather by reads).
-//   - Reduce: the same, but only the root reads (the others' blocks wait in
-//     scratch buffers); on two ranks the root reads the other's vector and
-//     folds it (cmaReduce2), in two steps instead of three.
+//   - Allreduce: rank i writes its reduced block into every peer's receive
+//     buffer (an allgather by writes, no step between; see
+//     shmcoll_cmared_push.go).
+//   - Reduce: the same, into the root's receive buffer only; on two ranks
+//     the root reads part of the other's vector and folds it while the
+//     other writes the rest into the root's buffer (cmaReduce2).
 //   - Scan, Exscan: rank i keeps every prefix of block i (v₀∘…∘v_k for each
 //     k); after a step rank k reads its prefix of every block from the rank
 //     that owns it (a transpose): about 2m read and (p−1)/p·m folded per
@@ -37,9 +38,13 @@ import (
 // rank may read every other, cmaAgree) is reported in the closing step, and
 // every rank returns an error rather than a result that is wrong.
 
-// redPiece bounds the bytes folded at a time in phase 1, so that the block
-// just read is still in cache when it is folded.
-const redPiece = 128 << 10
+// redPiece bounds the bytes read and folded at a time in phase 1, so that
+// the block just read is still in cache when it is folded. Not smaller:
+// each process_vm_readv costs about 2.5 µs besides the copy on the
+// development VM (1 MiB read in 16 KiB pieces 230 µs, in 128 KiB pieces 90,
+// at once 68), more than the cache saves (docs/PERFORMANCE.md, "Large
+// reductions: vector folds, pushed results").
+const redPiece = 512 << 10
 
 // redScratch holds buffers of this file's algorithms, as coll's scratch
 // pool does for the point-to-point ones: fresh memory on every call costs
@@ -75,7 +80,9 @@ type redAlg struct {
 	// bytes (coll.Operation.SizeMeaning); on two ranks, where the
 	// rendezvous is one handshake per message and not a wake-up per step,
 	// from minBytes2. Measured: docs/PERFORMANCE.md, "Large reductions by
-	// single copy".
+	// single copy"; the reduce-scatters' 32 KiB on two ranks in "Large
+	// reductions: vector folds, pushed results" (cma 7 µs against 11–15
+	// for recursive halving at 32 KiB).
 	minBytes, minBytes2 int
 }
 
@@ -86,21 +93,21 @@ func redRecords(n int, _ *coll.Args) int { return max(2*n*cmaRecSize, n) }
 
 var redAlgs = []*redAlg{
 	{shmAlg: shmAlg{op: coll.OpAllreduce,
-		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order, then reads every other reduced block from its owner",
-		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order, then writes its reduced block into every peer's receive buffer",
+		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m written + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaAllreduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduce,
-		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order; the root reads the reduced blocks (two ranks: the root reads the other's vector and folds it)",
-		cost:    "3 shared barriers + ((p−1)/p)m read per rank + ((p−1)/p)m more at the root + ((p−1)/p)m reduced per rank",
+		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order, then writes its reduced block into the root's receive buffer (two ranks: the root reads and folds part of the other's vector while the other writes the rest into the root's buffer)",
+		cost:    "2 shared barriers + ((p−1)/p)m read + m/p written + ((p−1)/p)m reduced per rank",
 		need:    redRecords, run: cmaReduce}, minBytes: 16 << 10, minBytes2: 64 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatter,
 		summary: "single copy: rank i reads its block of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank (equal counts)",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 32 << 10},
 	{shmAlg: shmAlg{op: coll.OpReduceScatterBlock,
 		summary: "single copy: rank i reads block i of every peer's vector and folds them in rank order",
 		cost:    "2 shared barriers + ((p−1)/p)m read + ((p−1)/p)m reduced per rank",
-		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 64 << 10},
+		need:    redRecords, run: cmaReduceScatter}, minBytes: 16 << 10, minBytes2: 32 << 10},
 	{shmAlg: shmAlg{op: coll.OpScan,
 		summary: "single copy: rank i reads block i of every peer's vector and keeps each prefix of it; rank k then reads its prefix of every block from the block's owner (two ranks: rank 1 reads rank 0's vector)",
 		cost:    "3 shared barriers + 2((p−1)/p)m read + ((p−1)/p)m reduced per rank",
@@ -234,99 +241,16 @@ func foldBlock(x *collComm, op coll.Op, ins []remoteBuf, stride int, mine []byte
 			return err
 		}
 		for r := n - 2; r >= 0; r-- {
+			if r == me { // the left operand as it is: no copy
+				op.Apply(mine[off:end], acc)
+				continue
+			}
 			if err := load(r, t, off); err != nil {
 				return err
 			}
 			op.Apply(t, acc)
 		}
 	}
-	return nil
-}
-
-// cmaAllreduce: phase 1 into this rank's block of recv, then the other
-// blocks from their owners' recv. In place is fine: nobody but this rank
-// reads its own block of its input, and phase 2 writes only blocks whose
-// inputs every peer has read already (before the middle step).
-func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
-	n, me := x.Size(), x.Rank()
-	in := contribution(a)
-	recs, ran, err := redStart(x, coll.OpAllreduce, a, data, in, a.Recv)
-	if ran {
-		return err
-	}
-	off := elemOffsets(len(a.Recv), a.Op.ElemSize, n)
-	lo, hi := off[me], off[me+1]
-	mine, held := in[lo:hi], []*[]byte(nil)
-	if a.Send == nil { // in place: phase 1 overwrites this rank's block
-		s := getRedScratch(hi - lo)
-		copy(*s, mine)
-		mine, held = *s, append(held, s)
-	}
-	tmp := getRedScratch(min(hi-lo, redPiece))
-	held = append(held, tmp)
-	err = foldBlock(x, a.Op, recs, 2, mine, lo, a.Recv[lo:hi], *tmp)
-	if err = redClose(x, err, true); err != nil {
-		return err
-	}
-	for i := 1; i < n && err == nil; i++ {
-		r := (me + i) % n // start at different owners
-		err = recs[2*r+1].read(a.Recv[off[r]:off[r+1]], off[r])
-	}
-	if err = redClose(x, err, true); err != nil {
-		return err
-	}
-	runtime.KeepAlive(in)
-	putRedScratch(held...)
-	return nil
-}
-
-// cmaReduce: phase 1 into this rank's block (the root's in its recv, the
-// others' in scratch), then the root reads the others' blocks.
-func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
-	n, me := x.Size(), x.Rank()
-	if n == 2 {
-		return cmaReduce2(x, a, data)
-	}
-	in := contribution(a)
-	m := len(in)
-	off := elemOffsets(m, a.Op.ElemSize, n)
-	lo, hi := off[me], off[me+1]
-	var held []*[]byte
-	var out []byte
-	if me == a.Root {
-		out = a.Recv[lo:hi]
-	} else {
-		s := getRedScratch(hi - lo)
-		out, held = *s, append(held, s)
-	}
-	recs, ran, err := redStart(x, coll.OpReduce, a, data, in, out)
-	if ran {
-		return err
-	}
-	mine := in[lo:hi]
-	if me == a.Root && a.Send == nil {
-		s := getRedScratch(hi - lo)
-		copy(*s, mine)
-		mine, held = *s, append(held, s)
-	}
-	tmp := getRedScratch(min(hi-lo, redPiece))
-	held = append(held, tmp)
-	err = foldBlock(x, a.Op, recs, 2, mine, lo, out, *tmp)
-	if err = redClose(x, err, true); err != nil {
-		return err
-	}
-	if me == a.Root {
-		for i := 1; i < n && err == nil; i++ {
-			r := (me + i) % n
-			err = recs[2*r+1].read(a.Recv[off[r]:off[r+1]], 0)
-		}
-	}
-	// The root's buffers are not read any more: it need not wait.
-	if err = redClose(x, err, me != a.Root); err != nil {
-		return err
-	}
-	runtime.KeepAlive(in)
-	putRedScratch(held...)
 	return nil
 }
 
@@ -478,48 +402,6 @@ func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusi
 		t := (*tmp)[:len(acc)]
 		if err = v0.read(t, off); err == nil {
 			a.Op.Apply(t, acc)
-		}
-	}
-	if err = redClose(x, err, false); err != nil {
-		return err
-	}
-	putRedScratch(tmp)
-	return nil
-}
-
-// cmaReduce2 is Reduce on two ranks: the root reads the other rank's vector
-// in pieces and folds it with its own, in rank order; two steps, and the
-// root leaves as soon as it has read (nobody reads its buffers).
-func cmaReduce2(x *collComm, a *coll.Args, data []byte) error {
-	in := contribution(a)
-	recs, ran, err := redStart(x, coll.OpReduce, a, data, in, nil)
-	if ran {
-		return err
-	}
-	if x.Rank() != a.Root {
-		if err := redClose(x, nil, true); err != nil {
-			return err
-		}
-		runtime.KeepAlive(in)
-		return nil
-	}
-	other := recs[2*(1-a.Root)]
-	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
-	tmp := getRedScratch(min(len(in), piece))
-	for off := 0; off < len(in) && err == nil; off += piece {
-		end := min(off+piece, len(in))
-		t := (*tmp)[:end-off]
-		if err = other.read(t, off); err != nil {
-			break
-		}
-		if a.Root == 1 { // v₀ ∘ v₁: the read vector is the left operand
-			if a.Send != nil {
-				copy(a.Recv[off:end], in[off:end])
-			}
-			a.Op.Apply(t, a.Recv[off:end])
-		} else { // in may be recv (in place): fold into t, then copy
-			a.Op.Apply(in[off:end], t)
-			copy(a.Recv[off:end], t)
 		}
 	}
 	if err = redClose(x, err, false); err != nil {

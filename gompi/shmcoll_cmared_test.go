@@ -260,6 +260,8 @@ func TestCMAReductionsRefused(t *testing.T) {
 // single copy gives an error on every rank, not a hang or a wrong result.
 func TestCMAReductionReadFails(t *testing.T) {
 	defer func(f func(int, []byte, uint64) error) { readRemote = f }(readRemote)
+	defer func(v int) { reduceGatherMax = v }(reduceGatherMax)
+	reduceGatherMax = 0 // Reduce by blocks, which reads (cmaReduceGather only writes)
 	real := readRemote
 	var calls atomic.Int32
 	readRemote = func(pid int, dst []byte, addr uint64) error {
@@ -302,16 +304,24 @@ func TestCMAReductionReadFails(t *testing.T) {
 }
 
 // TestCMAReductionsPreferred: the selection table tries "cma" from 16 KiB
-// on three ranks or more and from 64 KiB on two, right after "shm" (which
-// runs where the call fits its scratch area), and leaves smaller calls to
-// the algorithms they had.
+// on three ranks or more and on two from 64 KiB (the reduce-scatters: 32
+// KiB), right after "shm" (which runs where the call fits its scratch
+// area), and leaves smaller calls to the algorithms they had.
 func TestCMAReductionsPreferred(t *testing.T) {
 	for _, s := range redAlgs {
+		two := s.minBytes2
+		if s.op == coll.OpReduceScatter || s.op == coll.OpReduceScatterBlock {
+			if two != 32<<10 {
+				t.Errorf("%s: cma from %d bytes on two ranks, want 32 KiB", s.op, two)
+			}
+		} else if two != 64<<10 {
+			t.Errorf("%s: cma from %d bytes on two ranks, want 64 KiB", s.op, two)
+		}
 		for _, c := range []struct {
 			n, bytes int
 			cma      bool
 		}{
-			{2, 8, false}, {2, 16 << 10, false}, {2, 64<<10 - 1, false}, {2, 64 << 10, true}, {2, 1 << 20, true},
+			{2, 8, false}, {2, 16 << 10, false}, {2, two - 1, false}, {2, two, true}, {2, 1 << 20, true},
 			{3, 16<<10 - 1, false}, {3, 16 << 10, true}, {8, 16 << 10, true}, {8, 8 << 20, true}, {8, 1 << 10, false},
 		} {
 			got := firstBeyondShm(s.op, c.n, c.bytes)
