@@ -240,10 +240,27 @@ func rootSends(op coll.Operation) bool {
 
 // writeSig writes a rank's signature of a call: operation, a word (the
 // root, or what the algorithm's sigWord says) and size.
+//
+// It writes only if the signature there differs: the signatures of all ranks
+// share a cache line, and a store takes the line from every other rank's
+// cache, so a loop of the same call would otherwise pay two extra cache-line
+// hand-offs per step (one to write, one for the others to read); a line that
+// nobody writes stays in every cache (see docs/PERFORMANCE.md, "Two ranks:
+// the signature line").
 func writeSig(sig []byte, op coll.Operation, word uint32, size int) {
-	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
-	binary.LittleEndian.PutUint32(sig[4:], word)
-	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
+	var s [sigSize]byte
+	binary.LittleEndian.PutUint32(s[0:], opCode(op))
+	binary.LittleEndian.PutUint32(s[4:], word)
+	binary.LittleEndian.PutUint64(s[8:], uint64(size))
+	storeIfChanged(sig[:sigSize], s[:])
+}
+
+// storeIfChanged copies src into dst unless dst already holds it (see
+// writeSig).
+func storeIfChanged(dst, src []byte) {
+	if string(dst) != string(src) {
+		copy(dst, src)
+	}
 }
 
 // shmBcast sends the message through the scratch halves in pieces: the root
@@ -323,7 +340,7 @@ func shmAllgather(x *collComm, a *coll.Args, data []byte) error {
 func nextPiece(x *collComm) []byte {
 	n, me := x.Size(), x.Rank()
 	scratch := x.c.c.ShmScratch()
-	copy(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
+	storeIfChanged(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
 	return scratch[n*sigSize:]
 }
 
