@@ -166,17 +166,21 @@ func (c *Comm) shmStep(post, barrier bool) error {
 // awaitLeader waits until the leader has left step k, which this rank has
 // arrived at. If the step is released but the wait would sleep, the leader
 // does not know it leads (see ShmLeadNext) and this rank leaves anyway.
+//
+// A wait that would sleep before the release sleeps on the release, not on
+// the leader's word: a leader that does not know it leads never posts that
+// word, and may be gone by the time a nap on it ends (that was a spurious
+// ErrPeerLost, about one run in 20 of TestShmLedBarrier under load).
 func (c *Comm) awaitLeader(k uint64, ctl *shm.CollCtl) error {
 	if ctl.Led(k) {
 		return nil
 	}
 	gaveUp := false
 	return c.shmWait(func() bool { return ctl.Led(k) || gaveUp && ctl.Released(k, c.size) }, func(d time.Duration) {
-		if ctl.Released(k, c.size) {
-			gaveUp = true
-			return
+		if !ctl.Released(k, c.size) {
+			ctl.Sleep(k, c.size, d)
 		}
-		ctl.SleepLead(k, d)
+		gaveUp = ctl.Released(k, c.size)
 	})
 }
 
