@@ -196,10 +196,27 @@ func rootSends(op coll.Operation) bool {
 
 // writeSig writes a rank's signature of a call: operation, a word (the
 // root, or what the algorithm's sigWord says) and size.
+//
+// It writes only if the signature there differs: the signatures of all ranks
+// share a cache line, and a store takes the line from every other rank's
+// cache, so a loop of the same call would otherwise pay two extra cache-line
+// hand-offs per step (one to write, one for the others to read); a line that
+// nobody writes stays in every cache (see docs/PERFORMANCE.md, "Two ranks:
+// the signature line").
 func writeSig(sig []byte, op coll.Operation, word uint32, size int) {
-	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
-	binary.LittleEndian.PutUint32(sig[4:], word)
-	binary.LittleEndian.PutUint64(sig[8:], uint64(size))
+	var s [sigSize]byte
+	binary.LittleEndian.PutUint32(s[0:], opCode(op))
+	binary.LittleEndian.PutUint32(s[4:], word)
+	binary.LittleEndian.PutUint64(s[8:], uint64(size))
+	storeIfChanged(sig[:sigSize], s[:])
+}
+
+// storeIfChanged copies src into dst unless dst already holds it (see
+// writeSig).
+func storeIfChanged(dst, src []byte) {
+	if string(dst) != string(src) {
+		copy(dst, src)
+	}
 }
 
 // shmBcast sends the message through the scratch halves in pieces: the root
@@ -279,7 +296,7 @@ func shmAllgather(x *collComm, a *coll.Args, data []byte) error {
 func nextPiece(x *collComm) []byte {
 	n, me := x.Size(), x.Rank()
 	scratch := x.c.c.ShmScratch()
-	copy(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
+	storeIfChanged(scratch[me*sigSize:(me+1)*sigSize], x.c.c.ShmScratchPrev()[me*sigSize:(me+1)*sigSize])
 	return scratch[n*sigSize:]
 }
 
@@ -432,10 +449,10 @@ var shmAlgs = []*shmAlg{
 		need: vectors, run: foldUpTo(func(_, n int) int { return n })},
 	{op: coll.OpScan, summary: "every rank writes its vector, then folds those of ranks 0..r",
 		cost: "1 shared barrier + p·m copied + r·m reduced on rank r",
-		need: vectors, run: foldUpTo(func(r, _ int) int { return r + 1 })},
+		need: vectors, run: prefixRun(func(r, _ int) int { return r + 1 })},
 	{op: coll.OpExscan, summary: "every rank writes its vector, then folds those of ranks 0..r−1",
 		cost: "1 shared barrier + p·m copied + (r−1)·m reduced on rank r",
-		need: vectors, run: foldUpTo(func(r, _ int) int { return r })},
+		need: vectors, run: prefixRun(func(r, _ int) int { return r })},
 	{op: coll.OpGather, summary: "every rank writes its block and goes on; the root waits for all and copies them",
 		cost: "1 shared barrier + 2 copies of p·m",
 		need: func(n int, a *coll.Args) int { return n * gatherBlock(n, a) },

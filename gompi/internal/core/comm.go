@@ -26,11 +26,12 @@ type Comm struct {
 	lookup  []int32     // world rank → communicator rank (-1: not a member); nil for the world
 	name    string
 	collSeq atomic.Uint32
-	slot    int    // collective slot in the segment, -1 if none
-	shmSeq  uint64 // shared-memory collectives run on it so far
-	shmOpen bool   // this rank arrived at step shmSeq-1 without waiting for its release
-	shmLead int    // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
-	user    any    // the API's communicator wrapping this one
+	slot    int      // collective slot in the segment, -1 if none
+	shmSeq  uint64   // shared-memory collectives run on it so far
+	shmOpen bool     // this rank arrived at step shmSeq-1 without waiting for its release
+	shmLead int      // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
+	shm     shmCache // the slot's control block and scratch halves, once looked up
+	user    any      // the API's communicator wrapping this one
 }
 
 // SetUser records the API object that wraps c; User returns it.

@@ -51,18 +51,33 @@ func newPolicy(o Options) policy {
 
 // backoff is the state of one wait.
 type backoff struct {
-	polls int
-	start time.Time
-	last  time.Time // last liveness check
+	polls    int
+	start    time.Time
+	last     time.Time // last liveness check
+	yielding bool      // the spin window has passed
+}
+
+// due counts a poll and reports whether the wait should read the clock and
+// act on its policy now. The first clock read comes after 64 polls (a wait
+// that ends sooner never reads it); while the spin window lasts, one every
+// 256 polls (about a microsecond: a read costs as much as several polls and
+// the window is in milliseconds); once it has passed, every poll, since
+// each is followed by a yield or a sleep that costs far more.
+func (b *backoff) due() bool {
+	b.polls++
+	switch {
+	case b.start.IsZero():
+		return b.polls&63 == 0
+	case b.yielding:
+		return true
+	}
+	return b.polls&255 == 0
 }
 
 // pause waits a little, by the policy; it reports whether the thread slept
 // (after which the caller must re-check liveness).
 func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
-	b.polls++
-	if b.polls&63 != 0 && (b.start.IsZero() || time.Duration(b.polls)*10*time.Nanosecond < p.pol.spin) {
-		// Poll without reading the clock: a read costs as much as several
-		// polls, and the windows are in microseconds to milliseconds.
+	if !b.due() {
 		return false
 	}
 	now := time.Now()
@@ -70,6 +85,7 @@ func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 		b.start, b.last = now, now
 	}
 	el := now.Sub(b.start)
+	b.yielding = el >= p.pol.spin
 	switch {
 	case el < p.pol.spin:
 		return false
@@ -89,8 +105,7 @@ func (b *backoff) pause(p *Proc, ready func() bool) (slept bool) {
 // doorbell: it spins and yields by the policy and reports true when the
 // caller should sleep (and then check liveness).
 func (b *backoff) pausing(p *Proc) bool {
-	b.polls++
-	if b.polls&63 != 0 && (b.start.IsZero() || time.Duration(b.polls)*10*time.Nanosecond < p.pol.spin) {
+	if !b.due() {
 		return false
 	}
 	now := time.Now()
@@ -98,6 +113,7 @@ func (b *backoff) pausing(p *Proc) bool {
 		b.start = now
 	}
 	el := now.Sub(b.start)
+	b.yielding = el >= p.pol.spin
 	switch {
 	case el < p.pol.spin:
 		return false
