@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gompi/gompi/coll"
@@ -183,8 +184,9 @@ func defaultSelection(short bool) func(c *gompi.Comm) error {
 
 // everyAlgorithm makes a case for each registered algorithm of the
 // operations checkColls covers, run through the real runtime on 3 and 8
-// ranks. The shared-memory algorithms ("shm", and "cma", which copies
-// straight out of the peers' memory) live in the pure-Go runtime's
+// ranks. The shared-memory algorithms ("shm", Scan's "chain", and the
+// single-copy "cma" and "cma_slots", which copy straight out of the peers'
+// memory) live in the pure-Go runtime's
 // segment: left out over MPI, and skipped where a peer is reached otherwise
 // (GOMPI_TRANSPORT=tcp, several hosts).
 func everyAlgorithm() []Case {
@@ -193,7 +195,8 @@ func everyAlgorithm() []Case {
 	var cs []Case
 	for _, op := range ops {
 		for _, alg := range coll.Algorithms(op) {
-			shared := alg.Name == "shm" || alg.Name == "cma"
+			singleCopy := strings.HasPrefix(alg.Name, "cma")
+			shared := alg.Name == "shm" || alg.Name == "chain" || singleCopy
 			if shared && gompi.Backend() != "go" {
 				continue
 			}
@@ -210,15 +213,15 @@ func everyAlgorithm() []Case {
 				}
 				defer c.SetAlgorithm(string(op), "")
 				sizes := []int{0, 5, 2000}
-				switch alg.Name {
-				case "shm":
+				switch {
+				case alg.Name == "shm":
 					sizes = []int{0, 5, 40} // it must fit the scratch area
-				case "cma":
+				case singleCopy:
 					sizes = []int{0, 5, 2000, 25001} // single copy pays from tens of KiB
 				}
 				for _, n := range sizes {
 					if err := checkColls(c, n); err != nil {
-						if alg.Name == "cma" && errors.Is(err, gompi.ErrArg) {
+						if singleCopy && errors.Is(err, gompi.ErrArg) {
 							// The ranks agreed at the first call that they
 							// cannot read each other's memory (the kernel
 							// refuses, or GOMPI_SHM_CMA_COLL=0): that call
