@@ -191,7 +191,12 @@ func installCMAv() error {
 // table more to write, as fast within the noise: left to "cma".
 const cmaSlotsMin = 4 << 10
 
-var cmaSlotsPreferred = []struct{ maxRanks, maxBytes int }{{2, 16 << 10}, {4, 4 << 10}}
+// Since the scratch halves grew (68 KiB on two ranks, 260 KiB on eight),
+// 32 KiB blocks fit their slots on two ranks and 4 KiB ones on eight: the
+// same tune (min of 5, idle machine) had two ranks 32 KiB 3.0 µs (pairwise,
+// the table's choice, 7.5; Open MPI 6.0) and eight ranks 4 KiB 48.7 µs (cma
+// 188; Open MPI 138); eight ranks 32 KiB, beyond the slots, stays "cma".
+var cmaSlotsPreferred = []struct{ maxRanks, maxBytes int }{{2, 32 << 10}, {4, 4 << 10}, {8, 4 << 10}}
 
 // preferCMASlots puts "cma_slots" in front of Alltoall's other rules
 // (tierFirst) from cmaSlotsMin bytes up to the bounds of cmaSlotsPreferred.
