@@ -83,7 +83,13 @@ var shmPreferred = []struct {
 	{coll.OpGather, 1, 64 << 10},
 	{coll.OpScatter, 1, 64 << 10},
 	{coll.OpAlltoall, 1, 1 << 10},
-	{coll.OpReduceScatterBlock, 1, 16 << 10}, // two ranks: 4 KiB 1.9 µs against 2.5, 16 KiB 3.1 against 7.4 (PERFORMANCE.md, "Large reductions: vector folds, pushed results")
+	// Reduce_scatter(_block) where it fits (every rank's whole vector):
+	// two ranks 4 KiB 1.9 µs against recursive halving's 2.5, 16 KiB 3.1
+	// against 7.4 (PERFORMANCE.md, "Large reductions: vector folds, pushed
+	// results"); since the halves grew, 32 KiB fits on 2-8 ranks: shm 4.8-5.2
+	// µs against cma 6.2-6.6 on two, 18-21 against cma 70-73 on four, 51-75
+	// against 251-279 on eight (tune, min of 5, after merging).
+	{coll.OpReduceScatterBlock, 1, 64 << 10},
 	// The forms with per-rank counts (shmcoll_v.go). Gatherv, Scatterv and
 	// Alltoallv/w have size 0 (no rank knows all counts) and take any call:
 	// the blocks too large for their slots go point-to-point after the step.
@@ -94,7 +100,7 @@ var shmPreferred = []struct {
 	// Allgatherv where it fits: at 32 KiB on 4 and 8 ranks shm took 54 and
 	// 128 µs against recursive doubling's 290 and 1299 (Open MPI 237, 677).
 	{coll.OpAllgatherv, 1, 64 << 10},
-	{coll.OpReduceScatter, 1, 16 << 10}, // as Reduce_scatter_block: 4 KiB 1.9 µs against 2.6, 16 KiB 3.7 against 6.2
+	{coll.OpReduceScatter, 1, 64 << 10}, // as Reduce_scatter_block
 }
 
 // registerShm adds the shared-memory algorithms to package coll's registry
