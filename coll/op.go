@@ -147,23 +147,25 @@ func bytesOf[T any](s []T, size int) []byte {
 
 // Sum is MPI_SUM.
 func Sum[T Number]() Op {
-	return predefined[T]("sum", func() Op {
-		return NewOp("sum", true, func(in, inout []T) {
-			n := len(inout)
-			in = in[:n]
-			i := 0
-			for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
-				a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-				b[0] = a[0] + b[0]
-				b[1] = a[1] + b[1]
-				b[2] = a[2] + b[2]
-				b[3] = a[3] + b[3]
-			}
-			for ; i < n; i++ {
-				inout[i] = in[i] + inout[i]
-			}
-		})
-	})
+	return predefined[T]("sum", func() Op { return NewOp("sum", true, sumLoop[T]) })
+}
+
+// sumLoop is Sum's element loop (the scalar one; predefined puts the vector
+// fold of fold_amd64.go in front of it where the CPU has one).
+func sumLoop[T Number](in, inout []T) {
+	n := len(inout)
+	in = in[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 { // unrolled: twice as fast here
+		a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
+		b[0] = a[0] + b[0]
+		b[1] = a[1] + b[1]
+		b[2] = a[2] + b[2]
+		b[3] = a[3] + b[3]
+	}
+	for ; i < n; i++ {
+		inout[i] = in[i] + inout[i]
+	}
 }
 
 // Prod is MPI_PROD.

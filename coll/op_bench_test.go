@@ -5,25 +5,9 @@ import (
 	"testing"
 )
 
-// scalarSum is Sum's element loop (op.go) without the vector fold of
-// fold.go: what the vector fold is measured against.
-func scalarSum[T Number]() Op {
-	return NewOp("sum", true, func(in, inout []T) {
-		n := len(inout)
-		in = in[:n]
-		i := 0
-		for ; i+4 <= n; i += 4 {
-			a, b := in[i:i+4:i+4], inout[i:i+4:i+4]
-			b[0] = a[0] + b[0]
-			b[1] = a[1] + b[1]
-			b[2] = a[2] + b[2]
-			b[3] = a[3] + b[3]
-		}
-		for ; i < n; i++ {
-			inout[i] = in[i] + inout[i]
-		}
-	})
-}
+// scalarSum is Sum without the vector fold of fold_amd64.go: the baseline
+// the benchmark compares it with.
+func scalarSum[T Number]() Op { return NewOp("sum", true, sumLoop[T]) }
 
 // BenchmarkApply times the predefined operators' folds on vectors that
 // stay in cache (32 KiB) and that do not (1 MiB): bytes/s of inout.

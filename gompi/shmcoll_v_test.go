@@ -293,72 +293,87 @@ var horner = gompi.NewOp("horner", false, func(in, inout []float64) {
 // hangs: the collectives after it still work.
 func TestShmVMismatch(t *testing.T) {
 	shm := gompi.WithAlgorithm("shm")
+	for _, extra := range []int{8, 50000} {
+		t.Run(fmt.Sprintf("extra=%d", extra), func(t *testing.T) {
+			run(t, 3, func(c *gompi.Comm) error {
+				if err := vMismatches(c, extra, shm); err != nil {
+					return err
+				}
+				// ReduceScatter: rank 2 passes other counts.
+				vc := []int{8, 8, 8}
+				if c.Rank() == 2 {
+					vc = []int{16, 0, 8}
+				}
+				err := c.ReduceScatter(make([]byte, 24), make([]byte, vc[c.Rank()]), vc, gompi.Sum[float64](), shm)
+				if c.Rank() == 2 && !errors.Is(err, gompi.ErrMismatch) {
+					return fmt.Errorf("reduce_scatter at rank 2: want ErrMismatch, got %v", err)
+				}
+				return c.Barrier(shm)
+			})
+		})
+	}
+}
+
+// vMismatches runs Gatherv, Scatterv, Alltoallv and Allgatherv on 3 ranks
+// with one rank's count extra bytes off what its peer expects, through the
+// algorithm alg names, and checks that the rank that sees the disagreement
+// gets ErrMismatch and the others no error (TestShmVMismatch,
+// TestCMAvMismatch).
+func vMismatches(c *gompi.Comm, extra int, alg gompi.CollOption) error {
 	mismatch := func(err error) error {
 		if !errors.Is(err, gompi.ErrMismatch) {
 			return fmt.Errorf("want ErrMismatch, got %v", err)
 		}
 		return nil
 	}
-	for _, extra := range []int{8, 50000} {
-		t.Run(fmt.Sprintf("extra=%d", extra), func(t *testing.T) {
-			run(t, 3, func(c *gompi.Comm) error {
-				me := c.Rank()
-				counts, displs := []int{8, 8, 8}, []int{0, 8, 16}
-				// Gatherv: rank 1 sends more than the root (0) expects.
-				send := make([]byte, 8)
-				if me == 1 {
-					send = make([]byte, 8+extra)
-				}
-				err := c.Gatherv(send, make([]byte, 24), counts, displs, 0, shm)
-				if me == 0 {
-					if e := mismatch(err); e != nil {
-						return fmt.Errorf("gatherv at the root: %w", e)
-					}
-				} else if err != nil {
-					return fmt.Errorf("gatherv: %w", err)
-				}
-				// Scatterv: the root (2) sends rank 0 more than it expects.
-				scounts := []int{8 + extra, 8, 8}
-				sdispls := []int{0, 8 + extra, 16 + extra}
-				err = c.Scatterv(make([]byte, 24+extra), scounts, sdispls, make([]byte, 8), 2, shm)
-				if me == 0 {
-					if e := mismatch(err); e != nil {
-						return fmt.Errorf("scatterv at rank 0: %w", e)
-					}
-				} else if err != nil {
-					return fmt.Errorf("scatterv: %w", err)
-				}
-				// Alltoallv: rank 2 sends rank 1 more than it expects.
-				sc, sd := []int{8, 8, 8}, []int{0, 8, 16}
-				if me == 2 {
-					sc, sd = []int{8, 8 + extra, 8}, []int{0, 8, 16 + extra}
-				}
-				err = c.Alltoallv(make([]byte, 24+extra), sc, sd, make([]byte, 24), counts, displs, shm)
-				if me == 1 {
-					if e := mismatch(err); e != nil {
-						return fmt.Errorf("alltoallv at rank 1: %w", e)
-					}
-				} else if err != nil {
-					return fmt.Errorf("alltoallv: %w", err)
-				}
-				// Allgatherv and ReduceScatter: rank 2 passes other counts.
-				vc := []int{8, 8, 8}
-				if me == 2 {
-					vc = []int{16, 0, 8}
-				}
-				if err := c.Allgatherv(make([]byte, vc[me]), make([]byte, 24), vc, []int{0, 8, 16}, shm); !errors.Is(err, gompi.ErrMismatch) && !(me != 2 && err == nil) {
-					return fmt.Errorf("allgatherv: want ErrMismatch on rank 2 at least, got %v", err)
-				}
-				err = c.ReduceScatter(make([]byte, 24), make([]byte, vc[me]), vc, gompi.Sum[float64](), shm)
-				if me == 2 {
-					if e := mismatch(err); e != nil {
-						return fmt.Errorf("reduce_scatter at rank 2: %w", e)
-					}
-				}
-				return c.Barrier(shm)
-			})
-		})
+	me := c.Rank()
+	counts, displs := []int{8, 8, 8}, []int{0, 8, 16}
+	// Gatherv: rank 1 sends more than the root (0) expects.
+	send := make([]byte, 8)
+	if me == 1 {
+		send = make([]byte, 8+extra)
 	}
+	err := c.Gatherv(send, make([]byte, 24), counts, displs, 0, alg)
+	if me == 0 {
+		if e := mismatch(err); e != nil {
+			return fmt.Errorf("gatherv at the root: %w", e)
+		}
+	} else if err != nil {
+		return fmt.Errorf("gatherv: %w", err)
+	}
+	// Scatterv: the root (2) sends rank 0 more than it expects.
+	scounts := []int{8 + extra, 8, 8}
+	sdispls := []int{0, 8 + extra, 16 + extra}
+	err = c.Scatterv(make([]byte, 24+extra), scounts, sdispls, make([]byte, 8), 2, alg)
+	if me == 0 {
+		if e := mismatch(err); e != nil {
+			return fmt.Errorf("scatterv at rank 0: %w", e)
+		}
+	} else if err != nil {
+		return fmt.Errorf("scatterv: %w", err)
+	}
+	// Alltoallv: rank 2 sends rank 1 more than it expects.
+	sc, sd := []int{8, 8, 8}, []int{0, 8, 16}
+	if me == 2 {
+		sc, sd = []int{8, 8 + extra, 8}, []int{0, 8, 16 + extra}
+	}
+	err = c.Alltoallv(make([]byte, 24+extra), sc, sd, make([]byte, 24), counts, displs, alg)
+	if me == 1 {
+		if e := mismatch(err); e != nil {
+			return fmt.Errorf("alltoallv at rank 1: %w", e)
+		}
+	} else if err != nil {
+		return fmt.Errorf("alltoallv: %w", err)
+	}
+	// Allgatherv: rank 2 passes other counts.
+	vc := []int{8, 8, 8}
+	if me == 2 {
+		vc = []int{16, 0, 8}
+	}
+	if err := c.Allgatherv(make([]byte, vc[me]), make([]byte, 24), vc, []int{0, 8, 16}, alg); !errors.Is(err, gompi.ErrMismatch) && !(me != 2 && err == nil) {
+		return fmt.Errorf("allgatherv: want ErrMismatch on rank 2 at least, got %v", err)
+	}
+	return nil
 }
 
 // TestShmVChosen: the table runs the shared-memory forms by default for
