@@ -168,31 +168,46 @@ func shmInPieces(op coll.Operation) bool {
 
 // runShm runs one shared-memory collective: write, meet, check, read.
 func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
-	n, me := x.Size(), x.Rank()
+	n := x.Size()
 	// The last step may still be open (a rooted collective's root or
-	// contributor returns before the others have read): wait for it before
-	// writing into the scratch area.
-	if err := x.c.c.ShmBegin(); err != nil {
-		return err
-	}
-	scratch := x.c.c.ShmScratch()
+	// contributor returns before the others have read): beginStep waits for
+	// it before writing into the scratch area.
 	word := uint32(int32(a.Root))
 	if s.sigWord != nil {
 		word = s.sigWord(a)
 	}
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, word, s.sigBytes(n, a))
-	data := scratch[n*sigSize:]
-	err := s.run(x, a, data)
-	// The root of a collective whose data flow from it leaves the next
-	// barrier first, so that when the collective comes
-	// again the readers find its data posted instead of waiting for a
-	// context switch that gives the root a CPU.
+	scratch, err := beginStep(x, s.op, word, s.sigBytes(n, a))
+	if err != nil {
+		return err
+	}
+	err = s.run(x, a, scratch[n*sigSize:])
+	leadNext(x, s.op, a.Root)
+	return err
+}
+
+// beginStep starts a collective's step on the communicator's scratch area
+// (runShm, runCMA, runCMAv): it waits for the last step to close, then
+// writes this rank's signature (op, word, size), and returns the area.
+func beginStep(x *collComm, op coll.Operation, word uint32, size int) ([]byte, error) {
+	if err := x.c.c.ShmBegin(); err != nil {
+		return nil, err
+	}
+	scratch := x.c.c.ShmScratch()
+	me := x.Rank()
+	writeSig(scratch[me*sigSize:(me+1)*sigSize], op, word, size)
+	return scratch, nil
+}
+
+// leadNext names the rank that leaves the next barrier first: the root of
+// a collective whose data flow from it, so that when the collective comes
+// again the readers find its data posted instead of waiting for a context
+// switch that gives the root a CPU; nobody otherwise.
+func leadNext(x *collComm, op coll.Operation, root int) {
 	lead := -1
-	if rootSends(s.op) {
-		lead = a.Root
+	if rootSends(op) {
+		lead = root
 	}
 	x.c.c.ShmLeadNext(lead)
-	return err
 }
 
 // rootSends reports whether op's data flow from its root to the others.

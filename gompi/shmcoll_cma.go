@@ -147,11 +147,10 @@ func preferCMAWhereFaster() error {
 // open step waited for, the signature written).
 func runCMA(x *collComm, s *cmaAlg, a *coll.Args) error {
 	n, me := x.Size(), x.Rank()
-	if err := x.c.c.ShmBegin(); err != nil {
+	scratch, err := beginStep(x, s.op, uint32(int32(a.Root)), s.sig(n, a))
+	if err != nil {
 		return err
 	}
-	scratch := x.c.c.ShmScratch()
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, uint32(int32(a.Root)), s.sig(n, a))
 	on, data, err := cmaAgree(x, scratch[n*sigSize:])
 	if err != nil {
 		return err
@@ -168,13 +167,7 @@ func runCMA(x *collComm, s *cmaAlg, a *coll.Args) error {
 		err = cmaGeneral(x, s, a, data, src)
 	}
 	runtime.KeepAlive(src)
-	// As runShm: the root of a Bcast or Scatter leaves the next barrier
-	// first, so that the readers find its buffer published.
-	lead := -1
-	if rootSends(s.op) {
-		lead = a.Root
-	}
-	x.c.c.ShmLeadNext(lead)
+	leadNext(x, s.op, a.Root)
 	return err
 }
 

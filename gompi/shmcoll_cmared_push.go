@@ -54,13 +54,7 @@ func cmaAllreduce(x *collComm, a *coll.Args, data []byte) error {
 		r := (me + i) % n // start at different peers
 		err = recs[2*r+1].write(blk, lo)
 	}
-	if err = redClose(x, err, true); err != nil {
-		return err
-	}
-	runtime.KeepAlive(in)
-	runtime.KeepAlive(a.Recv)
-	putRedScratch(held...)
-	return nil
+	return closePushed(x, err, in, a.Recv, held)
 }
 
 // cmaReduce: on two ranks cmaReduce2; on more, where the root's landing
@@ -102,13 +96,7 @@ func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
 	if me != a.Root && err == nil {
 		err = recs[2*a.Root+1].write(out, lo)
 	}
-	if err = redClose(x, err, true); err != nil {
-		return err
-	}
-	runtime.KeepAlive(in)
-	runtime.KeepAlive(a.Recv)
-	putRedScratch(held...)
-	return nil
+	return closePushed(x, err, in, a.Recv, held)
 }
 
 // reduce2Cut is where the root's part of a two-rank Reduce of m bytes ends
@@ -207,3 +195,16 @@ func reduce2Fold(a *coll.Args, lo, hi int, land []byte) {
 // larger Reduces (1 MiB on more than 17 ranks, 8 MiB on more than 3) fold
 // by blocks on every rank. Tests lower it to run that form.
 var reduceGatherMax = 16 << 20
+
+// closePushed ends cmaAllreduce's and the block form of cmaReduce: the
+// closing step (every read of this rank's input and every write into its
+// receive buffer done), then the scratch pieces go back to the pool.
+func closePushed(x *collComm, err error, in, recv []byte, held []*[]byte) error {
+	if err = redClose(x, err, true); err != nil {
+		return err
+	}
+	runtime.KeepAlive(in)
+	runtime.KeepAlive(recv)
+	putRedScratch(held...)
+	return nil
+}

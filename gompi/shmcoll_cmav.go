@@ -213,11 +213,7 @@ func preferCMASlots() error {
 // runCMAv runs one of the forms here: the signature, the agreement, the
 // form (or, single copy agreed off, what selection picks without it).
 func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
-	n, me := x.Size(), x.Rank()
-	if err := x.c.c.ShmBegin(); err != nil {
-		return err
-	}
-	scratch := x.c.c.ShmScratch()
+	n := x.Size()
 	word, size := uint32(int32(a.Root)), 0
 	switch s.op {
 	case coll.OpAllgatherv:
@@ -225,7 +221,10 @@ func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
 	case coll.OpAlltoall:
 		size = len(a.Recv)
 	}
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], s.op, word, size)
+	scratch, err := beginStep(x, s.op, word, size)
+	if err != nil {
+		return err
+	}
 	on, data, err := cmaAgree(x, scratch[n*sigSize:])
 	if err != nil {
 		return err
@@ -234,13 +233,7 @@ func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
 		return coll.Call(x, s.op, a)
 	}
 	err = s.run(x, a, data)
-	// As runShm: Scatterv's root leaves the next full step first, so that
-	// under oversubscription the readers find its next post sooner.
-	lead := -1
-	if rootSends(s.op) {
-		lead = a.Root
-	}
-	x.c.c.ShmLeadNext(lead)
+	leadNext(x, s.op, a.Root)
 	runtime.KeepAlive(a.Send)
 	runtime.KeepAlive(a.Recv)
 	return err

@@ -52,13 +52,12 @@ const chainFailed = 1 << 24
 func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) error {
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
-	if err := eng.ShmBegin(); err != nil {
+	m := len(a.Recv)
+	scratch, err := beginStep(x, op, 0, m) // the agreement's steps check the signature
+	if err != nil {
 		return err
 	}
 	eng.ShmLeadNext(chainLead)
-	m := len(a.Recv)
-	scratch := eng.ShmScratch()
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], op, 0, m) // the agreement's steps check it
 	on, _, err := cmaAgree(x, scratch[n*sigSize:])
 	if err != nil {
 		return err
