@@ -129,7 +129,10 @@ func preferCMAWhereFaster() error {
 	// --n 4,8 --sizes 65536,131072,262144,524288 --reps 5 --stat min, load
 	// 3.5): 4 ranks 64/128 KiB shm 8.7/5.6 µs against cma 17.3/22.8; 8 ranks
 	// 64/128/256 KiB shm 7.5/12.9/24.9 against 21.3/28.5/48.2; beyond one
-	// piece cma wins again (8 ranks, 512 KiB: 104 against 154).
+	// piece cma wins again (8 ranks, 512 KiB: 104 against 154). Measured at
+	// 4 and 8 ranks only; 3 and 5-7 follow the same one-piece fit, not
+	// measured. The bounds restate collScratch's halves (internal/shm): a
+	// change there must change them too.
 	for _, r := range []coll.Rule{
 		{MinRanks: 3, MaxBytes: 64 << 10},
 		{MinRanks: 4, MaxBytes: 128 << 10},
