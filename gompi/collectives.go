@@ -234,7 +234,14 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	}
 	x := &c.bx
 	x.c, x.base, x.nonblocking, x.algo = c, c.c.CollTagBase(), false, ""
+	// Under the race detector a collective orders what ranks did before
+	// it against what they do after it, as it does in fact: the steps
+	// through the shared segment are invisible to the detector, and a
+	// window's service may have written this rank's memory for another
+	// rank's epoch (see raceSync).
+	raceSync()
 	err := c.collErr(r, f(x))
+	raceSync()
 	if b != nil {
 		if b.rec != nil && x.algo != "" {
 			oc.r.Algo = b.rec.strs.ID(x.algo)

@@ -17,7 +17,14 @@ var raceMu sync.Mutex
 func raceLock()   { raceMu.Lock() }
 func raceUnlock() { raceMu.Unlock() }
 
-// raceSync is an acquire and a release of raceMu.
+// raceSync is an acquire and a release of raceMu. Blocking collectives
+// call it on entry and on return too: a rank that leaves a collective whose
+// result depends on another rank's call (a Barrier, the all- forms, a
+// Bcast's readers) leaves after that rank entered it, so its acquire
+// follows that rank's release. What a window's service wrote into this
+// rank's memory before another rank's epoch closed (after which that rank
+// entered a Barrier) is then ordered before this rank's reads after the
+// Barrier, as it is in fact.
 func raceSync() {
 	raceMu.Lock()
 	raceMu.Unlock() //nolint:staticcheck // an empty critical section is the point
