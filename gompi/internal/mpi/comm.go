@@ -365,6 +365,12 @@ func (c *Comm) ShmBarrier() error { return errNoShm() }
 // ShmLeadNext does nothing: no step is ever taken under MPI.
 func (c *Comm) ShmLeadNext(rank int) {}
 
+// ShmLeadLast does nothing, as ShmLeadNext.
+func (c *Comm) ShmLeadLast(rank int) {}
+
+// ShmLeadInOrder does nothing, as ShmLeadNext.
+func (c *Comm) ShmLeadInOrder() {}
+
 // ShmStepPost fails as ShmStep.
 func (c *Comm) ShmStepPost() error { return errNoShm() }
 
