@@ -57,7 +57,7 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	if err != nil {
 		return err
 	}
-	eng.ShmLeadInOrder()
+	eng.ShmLeadNext(chainLead)
 	on, _, err := cmaAgree(x, scratch[n*sigSize:])
 	if err != nil {
 		return err

@@ -368,9 +368,6 @@ func (c *Comm) ShmLeadNext(rank int) {}
 // ShmLeadLast does nothing, as ShmLeadNext.
 func (c *Comm) ShmLeadLast(rank int) {}
 
-// ShmLeadInOrder does nothing, as ShmLeadNext.
-func (c *Comm) ShmLeadInOrder() {}
-
 // ShmStepPost fails as ShmStep.
 func (c *Comm) ShmStepPost() error { return errNoShm() }
 
