@@ -202,8 +202,8 @@ func beginStep(x *collComm, op coll.Operation, word uint32, size int) ([]byte, e
 // collective whose data flow from it, so that when the collective comes
 // again the readers find its data posted instead of waiting for a context
 // switch that gives the root a CPU; last the root of one whose data flow to
-// it, so that the root finds the blocks posted (shmlead.go, internal/core/shmleave.go); nobody
-// otherwise.
+// it, so that the root finds the blocks posted (shmlead.go,
+// internal/core/shmleave.go); nobody otherwise.
 func leadNext(x *collComm, op coll.Operation, root int) {
 	switch {
 	case rootSends(op):
