@@ -198,16 +198,21 @@ func beginStep(x *collComm, op coll.Operation, word uint32, size int) ([]byte, e
 	return scratch, nil
 }
 
-// leadNext names the rank that leaves the next barrier first: the root of
-// a collective whose data flow from it, so that when the collective comes
+// leadNext orders who leaves the next barrier: first the root of a
+// collective whose data flow from it, so that when the collective comes
 // again the readers find its data posted instead of waiting for a context
-// switch that gives the root a CPU; nobody otherwise.
+// switch that gives the root a CPU; last the root of one whose data flow to
+// it, so that the root finds the blocks posted (shmlead.go,
+// internal/core/shmleave.go); nobody otherwise.
 func leadNext(x *collComm, op coll.Operation, root int) {
-	lead := -1
-	if rootSends(op) {
-		lead = root
+	switch {
+	case rootSends(op):
+		x.c.c.ShmLeadNext(root)
+	case rootReceives(op):
+		x.c.c.ShmLeadLast(root)
+	default:
+		x.c.c.ShmLeadNext(-1)
 	}
-	x.c.c.ShmLeadNext(lead)
 }
 
 // rootSends reports whether op's data flow from its root to the others.

@@ -132,7 +132,7 @@ func (c *Comm) ShmStepPost() error { return c.shmStep(true, false) }
 // look (see shm.CollCtl.Lead). Every member must name the same rank after the
 // same collective; where one does not (after a failed call), the others wait
 // for it only until their wait would sleep.
-func (c *Comm) ShmLeadNext(rank int) { c.shmLead = rank + 1 }
+func (c *Comm) ShmLeadNext(rank int) { c.shmLead, c.shmOrd = rank+1, leaveFirst }
 
 func (c *Comm) shmStep(post, barrier bool) error {
 	if err := c.ShmBegin(); err != nil {
@@ -159,6 +159,9 @@ func (c *Comm) shmStep(post, barrier bool) error {
 	}
 	if lead >= 0 {
 		ctl.Lead(k)
+	}
+	if barrier {
+		return c.leaveOrdered(k)
 	}
 	return nil
 }
@@ -189,7 +192,7 @@ func (c *Comm) awaitLeader(k uint64, ctl *shm.CollCtl) error {
 // slot of more than two ranks when ranks outnumber CPUs. With a CPU per rank
 // every rank leaves at once, and the extra hand-off would only cost.
 func (c *Comm) leader() int {
-	if c.shmLead == 0 || c.size <= 2 || !c.p.opts.Oversubscribed {
+	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed {
 		return -1
 	}
 	return c.shmLead - 1

@@ -365,6 +365,9 @@ func (c *Comm) ShmBarrier() error { return errNoShm() }
 // ShmLeadNext does nothing: no step is ever taken under MPI.
 func (c *Comm) ShmLeadNext(rank int) {}
 
+// ShmLeadLast does nothing, as ShmLeadNext.
+func (c *Comm) ShmLeadLast(rank int) {}
+
 // ShmStepPost fails as ShmStep.
 func (c *Comm) ShmStepPost() error { return errNoShm() }
 
