@@ -169,6 +169,7 @@ func (p *Proc) poll() {
 		p.mu.Unlock()
 	}
 	p.pushQueued()
+	p.pollNBC()
 }
 
 // hasInput reports whether anything waits to be drained, or a queued send
@@ -245,6 +246,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 			"the peer never sent or received the matching message; raise GOMPI_TIMEOUT if it is just slow")
 	}
 	p.sweepLost()
+	p.failNBCLost()
 	if r == nil || !p.lost(r) {
 		return nil
 	}
