@@ -54,6 +54,12 @@ type nbcList struct {
 func (c *Comm) StartNBC(s NBCStepper) *Request {
 	p := c.p
 	r := &Request{p: p, comm: c, peer: base.ProcNull, nbc: true}
+	// Counted as pending: if the program computes instead of calling
+	// gompi, the progress goroutine completes it (and starts the calls
+	// queued behind it), as it does a receive.
+	p.mu.Lock()
+	p.started(r)
+	p.mu.Unlock()
 	l := &p.nbc
 	l.mu.Lock()
 	l.items = append(l.items, &nbcItem{r: r, c: c, s: s})
