@@ -54,18 +54,22 @@ type nbcList struct {
 func (c *Comm) StartNBC(s NBCStepper) *Request {
 	p := c.p
 	r := &Request{p: p, comm: c, peer: base.ProcNull, nbc: true}
-	// Counted as pending: if the program computes instead of calling
-	// gompi, the progress goroutine completes it (and starts the calls
-	// queued behind it), as it does a receive.
-	p.mu.Lock()
-	p.started(r)
-	p.mu.Unlock()
 	l := &p.nbc
 	l.mu.Lock()
 	l.items = append(l.items, &nbcItem{r: r, c: c, s: s})
 	l.n.Store(int32(len(l.items)))
 	p.advanceNBCLocked()
 	l.mu.Unlock()
+	// Unless it completed at once (this rank arrived last), it is counted
+	// as pending: if the program computes instead of calling gompi, the
+	// progress goroutine completes it (and starts the calls queued behind
+	// it), as it does a receive. complete sets done under mu, so the check
+	// there is final.
+	p.mu.Lock()
+	if r.done.Load() == 0 {
+		p.started(r)
+	}
+	p.mu.Unlock()
 	return r
 }
 
