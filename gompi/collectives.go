@@ -226,6 +226,9 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	if err := c.valid(r.String()); err != nil {
 		return err
 	}
+	if err := c.c.DrainNBC(); err != nil { // the nonblocking calls before it first (nbcshm.go)
+		return c.collErr(r, err)
+	}
 	b := tracer.Load()
 	var tok uint64
 	var oc openCall
@@ -266,6 +269,10 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 		x := c.newCollComm()
 		x.nonblocking = true
 		a := x.with(args)
+		if r2, ok := c.startShmNBC(x, op, a, opts); ok { // a step nobody waits in (nbcshm.go)
+			req, algo = r2, "shm"
+			return nil
+		}
 		if b != nil && b.rec != nil {
 			algo, _ = coll.Choose(x, op, a, opts...)
 		}

@@ -155,6 +155,9 @@ func (c *Comm) Free() error {
 	if c.freed.Swap(true) {
 		return c.errf("Free", base.ErrComm, -1, -1, "the communicator was already freed", "")
 	}
+	if err := c.c.DrainNBC(); err != nil { // its pending nonblocking collectives' steps (nbcshm.go)
+		return err
+	}
 	return c.c.Free()
 }
 

@@ -340,11 +340,17 @@ func stopWindows(r *rank) {
 // included: the communicator has its slot already. Under the MPI backend
 // the library's own run.
 func (w *window) allgather(send, recv []byte) error {
+	if err := w.cm.c.DrainNBC(); err != nil { // on the user's communicator: its nonblocking calls' steps first (nbcshm.go)
+		return err
+	}
 	x := w.cm.newCollComm()
 	return w.cm.collErr(RoutineAllgather, coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: send, Recv: recv}), w.alg("bruck")...))
 }
 
 func (w *window) barrier() error {
+	if err := w.cm.c.DrainNBC(); err != nil {
+		return err
+	}
 	x := w.cm.newCollComm()
 	return w.cm.collErr(RoutineBarrier, coll.Call(x, coll.OpBarrier, x.with(coll.Args{}), w.alg("dissemination")...))
 }

@@ -94,6 +94,7 @@ type Proc struct {
 	quit         chan struct{}
 	finalized    atomic.Bool
 	bg           sync.WaitGroup // the progress goroutine and nonblocking collectives
+	nbc          nbcList        // nonblocking collectives on shared-memory steps (nbc.go)
 	abortCode    atomic.Int64   // in-process: set when this rank stopped by Abort
 
 	ctxMu   sync.Mutex

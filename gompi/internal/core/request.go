@@ -72,6 +72,8 @@ type Request struct {
 	// completed it: Wait parks on it instead of spinning beside the
 	// goroutine that makes the progress.
 	bg chan struct{}
+
+	nbc bool // a nonblocking collective on shared-memory steps (nbc.go)
 }
 
 // Done reports whether the request has completed.

@@ -169,6 +169,7 @@ func (p *Proc) poll() {
 		p.mu.Unlock()
 	}
 	p.pushQueued()
+	p.pollNBC()
 }
 
 // hasInput reports whether anything waits to be drained, or a queued send
@@ -245,6 +246,7 @@ func (p *Proc) check(r *Request, since time.Time) error {
 			"the peer never sent or received the matching message; raise GOMPI_TIMEOUT if it is just slow")
 	}
 	p.sweepLost()
+	p.failNBCLost()
 	if r == nil || !p.lost(r) {
 		return nil
 	}
@@ -352,11 +354,19 @@ func (p *Proc) progressLoop() {
 			}
 			p.pushQueued()
 			p.sweepLost()
+			p.pollNBC()
+			p.failNBCLost()
 			if p.pending.Load() == 0 || p.waiters.Load() != 0 {
 				break
 			}
+			// A nonblocking collective's step is released by the others'
+			// arrivals, which ring no doorbell: look again soon.
+			nap := 10 * time.Millisecond
+			if p.nbc.n.Load() > 0 {
+				nap = time.Millisecond
+			}
 			p.progSleeping.Store(true)
-			p.sleep(10*time.Millisecond, func() bool {
+			p.sleep(nap, func() bool {
 				return p.hasInput() || p.waiters.Load() != 0 || p.pending.Load() == 0 || p.hasStreams.Load()
 			})
 			p.progSleeping.Store(false)

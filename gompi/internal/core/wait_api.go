@@ -15,6 +15,9 @@ func (r *Request) Wait() (base.Status, error) {
 		// Allreduce 0.84 µs).
 		<-r.bg
 	}
+	if r.done.Load() == 0 && r.nbc {
+		r.p.waitNBC(r) // completes r, with an error if the step cannot be
+	}
 	if r.done.Load() == 0 {
 		p := r.p
 		p.enterWait()
@@ -32,6 +35,9 @@ func (r *Request) Wait() (base.Status, error) {
 func (r *Request) Test() (base.Status, bool, error) {
 	if r.done.Load() == 0 {
 		r.p.pollAlways()
+		if r.done.Load() == 0 && r.nbc {
+			r.p.failNBCLost() // its step waits for a rank that is gone: fail it
+		}
 		if r.done.Load() == 0 {
 			return base.Status{}, false, nil
 		}
@@ -90,6 +96,7 @@ func (p *Proc) pollAlways() {
 		p.mu.Unlock()
 	}
 	p.pushQueued()
+	p.pollNBC()
 }
 
 // Progress drains this rank's queue once.
