@@ -63,6 +63,9 @@ func installCollectives() error {
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
 		return err
 	}
+	if err := installPairwise(); err != nil { // pairwise single copy (shmcoll_pairwise.go)
+		return err
+	}
 	return installChain() // Scan and Exscan's chain, in front of the rest where it wins (shmcoll_scan.go)
 }
 
