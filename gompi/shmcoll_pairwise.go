@@ -267,9 +267,11 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		return bigs.err
 	}
 	for _, r := range failed {
-		dst, _ := s.from(n, me, r, a)
+		var dst []byte
 		if s.v {
 			dst = a.Recv[a.RecvDispls[r]:][:a.RecvCounts[r]]
+		} else {
+			dst, _ = s.from(n, me, r, a)
 		}
 		bigs.add(x.Irecv(dst, r, cmaRepairTag))
 	}
