@@ -191,8 +191,26 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	tag := chainTag(eng.ShmSeq())
 	scratch := eng.ShmScratch()
 	data := scratch[n*sigSize:]
-	reg := pwRegion(n)
+	// Each rank's region takes an n-th of the data area; after its head
+	// (pwRegion), one slot of sl bytes per other rank: a block that fits
+	// goes through it (two short copies), as in "cma_slots", instead of a
+	// system call, and its owner need not wait for its reader (the half is
+	// not rewritten before every rank has finished this call).
+	reg := (len(data) / n) &^ 63
+	head := pwRegion(n)
 	region := func(r int) []byte { return data[r*reg : (r+1)*reg] }
+	sl := 0
+	if n > 1 && s.op != coll.OpAllgather { // Allgather: one block for all, no slots
+		sl = (reg - head) / (n - 1) &^ 7
+	} else {
+		sl = -1
+	}
+	slot := func(owner, reader int) []byte {
+		if reader > owner {
+			reader--
+		}
+		return region(owner)[head+reader*sl:][:sl]
+	}
 	ready := func(r int) unsafe.Pointer { return unsafe.Pointer(&region(r)[0]) }
 	done := func(owner, reader int) unsafe.Pointer { return unsafe.Pointer(&region(owner)[pwLine+4*reader]) }
 	pairs := func(r int) []byte { return region(r)[pwLine+(4*n+63)&^63:] }
@@ -208,6 +226,11 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		p := pairs(me)
 		for j := range n {
 			putPair(p[j*16:], a.SendCounts[j], a.SendDispls[j])
+		}
+	}
+	for r := range n {
+		if b := s.to(n, me, r, a); r != me && len(b) <= sl {
+			copy(slot(me, r), b)
 		}
 	}
 	eng.ShmSetWord(ready(me), tag)
@@ -250,7 +273,9 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 				dst, off = s.from(n, me, r, a)
 				state = pwRead
 			}
-			if state == pwRead && peerBuf(region(r)[8:8+cmaRecSize]).read(dst, off) != nil {
+			if state == pwRead && len(dst) <= sl {
+				copy(dst, slot(r, me))
+			} else if state == pwRead && peerBuf(region(r)[8:8+cmaRecSize]).read(dst, off) != nil {
 				state = pwFailed
 				failed = append(failed, r)
 			}
@@ -280,6 +305,9 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	// Keep the buffer until its readers are done with it: me+1 first.
 	for k := 1; k < n; k++ {
 		r := (me + k) % n
+		if len(s.to(n, me, r, a)) <= sl {
+			continue // in its slot: nothing of this rank's buffer is read
+		}
 		w := done(me, r)
 		if err := eng.ShmAwaitCountFrom(w, pwRead, r); err != nil {
 			return err
