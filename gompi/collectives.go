@@ -50,8 +50,11 @@ func installCollectives() error {
 	// The table reads "shm where the call fits the scratch area, else
 	// single copy where measured faster, else shm in pieces, else coll's
 	// rules" (the tiers of selection.go); the order of these calls does not
-	// matter.
+	// matter, but installPairwise's rules go in front of cma's in their tier.
 	if err := preferShmWhereFaster(); err != nil {
+		return err
+	}
+	if err := installPairwise(); err != nil { // pairwise single copy, ahead of cma (shmcoll_pairwise.go)
 		return err
 	}
 	if err := preferCMAWhereFaster(); err != nil {
@@ -61,9 +64,6 @@ func installCollectives() error {
 		return err
 	}
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
-		return err
-	}
-	if err := installPairwise(); err != nil { // pairwise single copy (shmcoll_pairwise.go)
 		return err
 	}
 	return installChain() // Scan and Exscan's chain, in front of the rest where it wins (shmcoll_scan.go)

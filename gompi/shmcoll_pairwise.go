@@ -135,7 +135,8 @@ func pwLocalV(_, me int, a *coll.Args) error {
 	return nil
 }
 
-// installPairwise registers the forms here as "cma_pairwise".
+// installPairwise registers the forms here as "cma_pairwise" and puts them
+// into the selection table (preferPairwise).
 func installPairwise() error {
 	for _, s := range pwAlgs {
 		err := coll.Register(coll.Algorithm{
@@ -157,7 +158,7 @@ func installPairwise() error {
 			return err
 		}
 	}
-	return nil
+	return preferPairwise()
 }
 
 // runPairwise runs one of the forms here.
@@ -318,4 +319,40 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	}
 	runtime.KeepAlive(src)
 	return bigs.wait()
+}
+
+// Where the selection table runs "cma_pairwise" ahead of "cma", measured
+// with `sidebyside --tune --algs cma,cma_pairwise` (min of 3-5, the machine
+// loaded by other sessions, load average 14-60: docs/PERFORMANCE.md,
+// "Pairwise single copy"): Alltoall on 4 and 8 ranks at 32 KiB, 256 KiB
+// and 1 MiB 0.76-0.95x "cma"'s time; Alltoallv on 4 and 8 ranks from 1 KiB
+// to 1 MiB at 8 of 12 points faster (to 0.48x), the others within the
+// noise (up to 1.09x); Allgather at 256 KiB and 1 MiB on 2, 4 and 8 ranks
+// faster at 4 of 6 points (to 0.28x at 2 ranks 1 MiB, 0.53x at 8 ranks
+// 256 KiB), 1.24x at 4 ranks 1 MiB, 0.99x at 2 ranks 256 KiB. Two ranks were not measured for
+// Alltoall and Alltoallv: left to "cma". Alltoallv/w have size 0 in the
+// table (no rank knows every count), so the rule holds at every size: the
+// blocks that fit a slot go through the scratch area, as in "cma".
+var pwPreferred = []struct {
+	op       coll.Operation
+	tier     int
+	minRanks int
+	minBytes int
+}{
+	{coll.OpAlltoall, tierCopy, 3, 32 << 10},
+	{coll.OpAllgather, tierCopy, 0, 256 << 10},
+	{coll.OpAlltoallv, tierFirst, 3, 0},
+	{coll.OpAlltoallw, tierFirst, 3, 0},
+}
+
+// preferPairwise puts "cma_pairwise" where pwPreferred says. Call it before the rules of "cma" go in (preferCMAWhereFaster,
+// installCMAv): within a tier, rules apply in the order they were added.
+func preferPairwise() error {
+	for _, p := range pwPreferred {
+		r := coll.Rule{MinRanks: p.minRanks, MinBytes: p.minBytes, Use: []string{"cma_pairwise"}}
+		if err := prefer(p.op, p.tier, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
