@@ -330,7 +330,10 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 // noise (up to 1.09x); Allgather at 256 KiB and 1 MiB on 2, 4 and 8 ranks
 // faster at 4 of 6 points (to 0.28x at 2 ranks 1 MiB, 0.53x at 8 ranks
 // 256 KiB), 1.24x at 4 ranks 1 MiB, 0.99x at 2 ranks 256 KiB. Two ranks were not measured for
-// Alltoall and Alltoallv: left to "cma". Alltoallv/w have size 0 in the
+// Alltoall and Alltoallv: left to "cma". Alltoall on 4 ranks at 32 KiB
+// was faster in the tune (78 against 107 µs, min of 5) but slower in two
+// before/after runs (medians of 3: 1.5x and 2.2x the time before): left
+// to "cma" below 256 KiB on 3 and 4 ranks. Alltoallv/w have size 0 in the
 // table (no rank knows every count), so the rule holds at every size: the
 // blocks that fit a slot go through the scratch area, as in "cma".
 var pwPreferred = []struct {
@@ -339,7 +342,8 @@ var pwPreferred = []struct {
 	minRanks int
 	minBytes int
 }{
-	{coll.OpAlltoall, tierCopy, 3, 32 << 10},
+	{coll.OpAlltoall, tierCopy, 5, 32 << 10},
+	{coll.OpAlltoall, tierCopy, 3, 256 << 10},
 	{coll.OpAllgather, tierCopy, 0, 256 << 10},
 	{coll.OpAlltoallv, tierFirst, 3, 0},
 	{coll.OpAlltoallw, tierFirst, 3, 0},
