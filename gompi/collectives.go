@@ -50,8 +50,11 @@ func installCollectives() error {
 	// The table reads "shm where the call fits the scratch area, else
 	// single copy where measured faster, else shm in pieces, else coll's
 	// rules" (the tiers of selection.go); the order of these calls does not
-	// matter.
+	// matter, but installPairwise's rules go in front of cma's in their tier.
 	if err := preferShmWhereFaster(); err != nil {
+		return err
+	}
+	if err := installPairwise(); err != nil { // pairwise single copy, ahead of cma (shmcoll_pairwise.go)
 		return err
 	}
 	if err := preferCMAWhereFaster(); err != nil {

@@ -125,8 +125,12 @@ func TestCMAvChosen(t *testing.T) {
 	for op, size := range map[coll.Operation]int{coll.OpGatherv: 0, coll.OpScatterv: 0, coll.OpAlltoallv: 0,
 		coll.OpAlltoallw: 0, coll.OpAllgatherv: 1 << 20} {
 		for _, n := range []int{2, 4, 8} {
-			if got := coll.Select(op, n, size); got != "cma" {
-				t.Errorf("%s of size %d on %d ranks: the table gives %q, want cma", op, size, n, got)
+			want := "cma"
+			if n > 2 && (op == coll.OpAlltoallv || op == coll.OpAlltoallw) {
+				want = "cma_pairwise" // shmcoll_pairwise.go
+			}
+			if got := coll.Select(op, n, size); got != want {
+				t.Errorf("%s of size %d on %d ranks: the table gives %q, want %s", op, size, n, got, want)
 			}
 		}
 	}

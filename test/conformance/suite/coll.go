@@ -185,8 +185,8 @@ func defaultSelection(short bool) func(c *gompi.Comm) error {
 // everyAlgorithm makes a case for each registered algorithm of the
 // operations checkColls covers, run through the real runtime on 3 and 8
 // ranks. The shared-memory algorithms ("shm", Scan's "chain", and the
-// single-copy "cma" and "cma_slots", which copy straight out of the peers'
-// memory) live in the pure-Go runtime's
+// single-copy "cma", "cma_slots" and "cma_pairwise", which copy straight
+// out of the peers' memory) live in the pure-Go runtime's
 // segment: left out over MPI, and skipped where a peer is reached otherwise
 // (GOMPI_TRANSPORT=tcp, several hosts).
 func everyAlgorithm() []Case {
