@@ -14,7 +14,8 @@ import "sync/atomic"
 // mapping maps the one page, so the receiver writes to a cell before it
 // first reads it: a word of the header that nobody reads (Cell.touch). A
 // bit per cell remembers, per process, which cells were touched, so only
-// the first cell a rank receives from each place pays for the store.
+// the first message a process receives in each cell pays for the store;
+// later ones pay a load and a branch.
 
 // TouchCell makes sure this process has mapped the page of the cell at off
 // with a write, before it reads the cell. The cell must be this process's
