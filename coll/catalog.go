@@ -9,14 +9,17 @@ package coll
 // the first algorithm that can run a call.
 
 func init() {
-	for _, a := range builtins {
-		mustRegister(a)
-	}
-	for _, op := range ops {
-		if err := SetTable(op, defaultTable[op]); err != nil {
-			panic(err)
+	Batch(func() error { // one snapshot rebuild per operation
+		for _, a := range builtins {
+			mustRegister(a)
 		}
-	}
+		for _, op := range ops {
+			if err := SetTable(op, defaultTable[op]); err != nil {
+				panic(err)
+			}
+		}
+		return nil
+	})
 }
 
 // Numbers in the cost formulas, as float64.

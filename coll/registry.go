@@ -76,17 +76,66 @@ var snapshot atomic.Pointer[[]*opSnap] // by opIndex
 // allocations in every rank's package initialization, 7 % of a 64-rank
 // hello's CPU time (docs/PERFORMANCE.md). Caller holds the registry's write
 // lock.
+//
+// Inside Batch, publish only notes the operation; the outermost Batch
+// publishes every noted one at once.
 func publish(changed Operation) {
+	if batch.depth > 0 {
+		batch.pending[changed] = true
+		return
+	}
+	publishOps(func(op Operation) bool { return op == changed })
+}
+
+// publishOps rebuilds the snapshots of the operations changed says, and
+// those not built yet. Caller holds the registry's write lock.
+func publishOps(changed func(Operation) bool) {
 	m := make([]*opSnap, len(ops))
 	if old := snapshot.Load(); old != nil {
 		copy(m, *old)
 	}
 	for i, op := range ops {
-		if m[i] == nil || op == changed {
+		if m[i] == nil || changed(op) {
 			m[i] = buildSnap(op)
 		}
 	}
 	snapshot.Store(&m)
+}
+
+// batch counts the Batch calls running and the operations changed in them;
+// under the registry's write lock.
+var batch struct {
+	depth   int
+	pending map[Operation]bool
+}
+
+// Batch runs fn, which registers algorithms and sets tables, and rebuilds
+// what selection reads once, when fn returns, instead of after every
+// Register and SetTable: a runtime that installs dozens of algorithms and
+// rules at start-up (every process of a job does) then pays for one
+// rebuild per operation. Until fn returns, the collective calls choose
+// their algorithm from the operations fn changed as they were before;
+// Table, Select, Algorithms and Lookup see every change at once. Batch calls may
+// nest, and fn must not be called from two goroutines at once with
+// another's Batch (the usual case is an init function). If fn panics, the
+// changes made so far are published before the panic goes on.
+func Batch(fn func() error) error {
+	registry.Lock()
+	if batch.depth == 0 {
+		batch.pending = map[Operation]bool{}
+	}
+	batch.depth++
+	registry.Unlock()
+	defer func() {
+		registry.Lock()
+		defer registry.Unlock()
+		if batch.depth--; batch.depth == 0 {
+			pending := batch.pending
+			batch.pending = nil
+			publishOps(func(op Operation) bool { return pending[op] })
+		}
+	}()
+	return fn()
 }
 
 // buildSnap makes what selection needs of op from the registry. Caller holds

@@ -70,7 +70,9 @@ func installCollectives() error {
 }
 
 func init() {
-	if err := installCollectives(); err != nil {
+	// One rebuild of coll's selection per operation, not one per rule
+	// (docs/PERFORMANCE.md, "Init and memory at 64 ranks").
+	if err := coll.Batch(installCollectives); err != nil {
 		panic("gompi: installing the runtime's collective algorithms: " + err.Error())
 	}
 }

@@ -3,8 +3,6 @@ package rdtsc
 import (
 	"fmt"
 	"math"
-
-	"github.com/klauspost/cpuid/v2"
 )
 
 // Trust is the evidence about whether the counter measures time correctly on
@@ -42,8 +40,8 @@ func CheckTrust(rounds int) Trust {
 		t.Problems = append(t.Problems, "the TSC is not invariant (CPUID 0x80000007 EDX bit 8 clear): "+
 			"its rate follows frequency changes and it may stop in deep sleep states")
 	}
-	if cpuid.CPU.VM() {
-		t.Hypervisor = cpuid.CPU.HypervisorVendorString
+	if vm, vendor := hypervisor(); vm {
+		t.Hypervisor = vendor
 		if t.Hypervisor == "" {
 			t.Hypervisor = "unknown"
 		}

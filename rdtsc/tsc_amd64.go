@@ -1,5 +1,7 @@
 package rdtsc
 
+import "strings"
+
 // Implemented in tsc_amd64.s. None of these takes a pointer, so //go:noescape
 // has nothing to say; the assembly is NOSPLIT|NOFRAME (no stack of its own).
 
@@ -52,6 +54,28 @@ func invariant() bool {
 	}
 	_, _, _, edx := cpuidex(0x80000007, 0)
 	return edx&(1<<8) != 0
+}
+
+// hypervisor reports whether the processor says it runs under a hypervisor
+// (CPUID leaf 1, ECX bit 31) and, if so, the hypervisor's vendor string
+// (leaf 0x40000000: "KVMKVMKVM", "Microsoft Hv", ...). Read here, when
+// CheckTrust asks, rather than through a CPU-detection package that probes
+// every leaf at every program's start: a CPUID traps to the hypervisor, and
+// those probes were a visible part of a rank's start-up (docs/PERFORMANCE.md,
+// "Init and memory at 64 ranks").
+func hypervisor() (bool, string) {
+	if max, _, _, _ := cpuidex(0, 0); max < 1 {
+		return false, ""
+	}
+	if _, _, ecx, _ := cpuidex(1, 0); ecx&(1<<31) == 0 {
+		return false, ""
+	}
+	_, b, c, d := cpuidex(0x40000000, 0)
+	v := make([]byte, 0, 12)
+	for _, r := range []uint32{b, c, d} {
+		v = append(v, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+	}
+	return true, strings.TrimRight(string(v), "\x00")
 }
 
 // readCPU reads the counter at the end of an interval and the number of the

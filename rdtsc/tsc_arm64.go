@@ -32,6 +32,9 @@ func knownRate() (float64, string) {
 
 // invariant: the generic timer counts at a fixed frequency in every power
 // state, and the architecture requires it to be synchronized across PEs.
+// hypervisor: not detected on this architecture.
+func hypervisor() (bool, string) { return false, "" }
+
 func invariant() bool { return true }
 
 // readCPU reads the counter; arm64 has no instruction that also names the

@@ -23,6 +23,9 @@ const counterName = ""
 
 func knownRate() (float64, string) { return 1e9, "Go monotonic clock (no hardware counter)" }
 
+// hypervisor: not detected on this architecture.
+func hypervisor() (bool, string) { return false, "" }
+
 func invariant() bool { return false }
 
 func readCPU() (uint64, int) { return End(), -1 }

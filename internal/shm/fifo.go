@@ -33,6 +33,7 @@ func (s *Segment) Pop(r int) int64 {
 	if off == 0 {
 		return 0
 	}
+	s.TouchCell(off)
 	c := s.CellAt(off)
 	if next := atomic.LoadInt64(&c.Next); next != 0 {
 		atomic.StoreInt64(&rb.head, next)

@@ -111,7 +111,7 @@ type Cell struct {
 	SReq  uint64 // sender's request id (synchronous and rendezvous sends)
 	Addr  uint64 // rendezvous: sender's buffer address; fragment: offset
 	PLen  uint32 // payload bytes in this cell
-	_     uint32
+	touch uint32 // nobody reads it: a receiver's first write to the cell's page (firsttouch.go)
 	RReq  uint64 // receiver's request id (pipelined rendezvous)
 }
 
@@ -162,6 +162,9 @@ type Segment struct {
 	hdr   *header
 	ranks []*rankBlock
 	unmap func([]byte) error
+	// touched has a bit per cell of the segment, set once this process has
+	// mapped the cell's page with a write (firsttouch.go).
+	touched []atomic.Uint64
 }
 
 // ErrBadSegment means the memory is not a segment of this version.
@@ -196,6 +199,7 @@ func open(mem []byte, unmap func([]byte) error) (*Segment, error) {
 		return nil, ErrBadSegment
 	}
 	s := &Segment{mem: mem, l: l, hdr: h, unmap: unmap}
+	s.touched = make([]atomic.Uint64, (l.NRanks*l.CellsPerRank+63)/64)
 	s.ranks = make([]*rankBlock, l.NRanks)
 	for i := range s.ranks {
 		s.ranks[i] = (*rankBlock)(unsafe.Pointer(&mem[l.rankOff+int64(i)*rankBlockSize]))

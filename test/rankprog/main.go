@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,6 +51,10 @@ func main() {
 	}
 	initTook = time.Since(t0)
 	pastInit = time.Now()
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		cpuToInit = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	c := gompi.World()
 	fmt.Printf("pid=%d rank=%d\n", os.Getpid(), c.Rank())
 	err := modes[*mode](c, *arg)
@@ -70,6 +73,13 @@ var initTook time.Duration
 // pastInit is when this rank's gompi.Init returned (mode inittime reports
 // the last rank's).
 var pastInit time.Time
+
+// cpuToInit is the CPU time (user and system) this process had used when
+// gompi.Init returned: its start (exec, the Go runtime, package
+// initialization) and Init. Mode inittime reports the mean over ranks, a
+// measure of start-up that other load on the machine disturbs less than
+// wall time.
+var cpuToInit time.Duration
 
 var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// hosts: print how this rank reaches every other and where it runs, then
@@ -260,12 +270,17 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 	// (benches/ref/startup.sh; benches/ref/hello.c --init-time prints the
 	// same for MPI).
 	"inittime": func(c *gompi.Comm, _ int) error {
-		all := make([]int64, c.Size())
-		if err := gompi.Gather(c, []int64{pastInit.UnixMicro()}, all, 0); err != nil {
+		all := make([]int64, 2*c.Size())
+		if err := gompi.Gather(c, []int64{pastInit.UnixMicro(), cpuToInit.Microseconds()}, all, 0); err != nil {
 			return err
 		}
 		if c.Rank() == 0 {
-			fmt.Printf("ranks=%d last past Init at unix-us=%d\n", c.Size(), slices.Max(all))
+			var last, cpu int64
+			for r := 0; r < c.Size(); r++ {
+				last, cpu = max(last, all[2*r]), cpu+all[2*r+1]
+			}
+			fmt.Printf("ranks=%d last past Init at unix-us=%d; CPU to Init per rank, mean ms: %.2f\n",
+				c.Size(), last, float64(cpu)/float64(c.Size())/1e3)
 		}
 		return nil
 	},

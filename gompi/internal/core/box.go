@@ -100,6 +100,7 @@ func (p *Proc) drainBoxes() {
 			}
 			p.drainQueue()
 			if h.Kind == shm.BoxCellRef {
+				p.seg.TouchCell(h.CellOff)
 				p.handle(h.CellOff)
 			} else if rv := p.match.Arrive(match.Key{Ctx: h.Ctx, Src: b.src, Tag: h.Tag}); rv != nil {
 				p.finishRecv(rv.Owner, b.src, h.Tag, int64(len(payload)), payload)
