@@ -145,6 +145,8 @@ type collComm struct {
 	nonblocking bool      // a nonblocking call: the shared-memory algorithms stay out
 	args        coll.Args // the call's arguments, kept here so that they need no allocation
 	algo        string    // the algorithm the call runs (coll.AlgorithmObserver), for the trace
+
+	line shmLineCall // a two-rank shm call's data beside the arrival words (shmcoll_line.go)
 }
 
 // RunningAlgorithm records the algorithm coll chose for the call.

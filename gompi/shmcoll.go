@@ -180,7 +180,15 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	if err != nil {
 		return err
 	}
-	err = s.run(x, a, scratch[n*sigSize:])
+	data := scratch[n*sigSize:]
+	x.line.on = false // whatever an earlier call (one that panicked) left
+	if n == 2 {
+		if d, ok := startLine(x, s, a); ok {
+			data = d // small data go beside the arrival words (shmcoll_line.go)
+		}
+	}
+	err = s.run(x, a, data)
+	x.line.on = false
 	leadNext(x, s.op, a.Root)
 	return err
 }
@@ -260,13 +268,13 @@ func shmBcast(x *collComm, a *coll.Args, data []byte) error {
 	if len(msg) <= len(data) {
 		if me == a.Root {
 			copy(data, msg)
-			return x.c.c.ShmPost()
+			return post(x)
 		}
 		if err := awaitRoot(x, a.Root); err != nil {
 			return err
 		}
 		copy(msg, data[:len(msg)])
-		return x.c.c.ShmArrive()
+		return arrive(x)
 	}
 	for off := 0; ; {
 		end := min(off+len(data), len(msg))
@@ -348,11 +356,26 @@ func foldUpTo(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byte
 
 // meet writes nothing more: it waits for every rank's part and checks the
 // signatures. The run functions call it between their write and read.
-func meet(x *collComm) error { return checkAfter(x, x.c.c.ShmStep()) }
+func meet(x *collComm) error {
+	lineOut(x)
+	return lineAfter(x, checkAfter(x, x.c.c.ShmStep()))
+}
 
 // meetAsRoot is meet for the root of a rooted collective: it also posts the
 // step, so that ranks waiting for the root (awaitRoot) go on.
-func meetAsRoot(x *collComm) error { return checkAfter(x, x.c.c.ShmStepPost()) }
+func meetAsRoot(x *collComm) error {
+	lineOut(x)
+	return lineAfter(x, checkAfter(x, x.c.c.ShmStepPost()))
+}
+
+// lineAfter reads the peer's part of a call on the lines after a step that
+// succeeded and whose signatures agreed.
+func lineAfter(x *collComm, err error) error {
+	if err == nil {
+		lineIn(x, true)
+	}
+	return err
+}
 
 // awaitRoot waits until the root has posted the step and checks this rank's
 // signature against the root's (the others' are not all written yet: a rank
@@ -366,6 +389,7 @@ func awaitRoot(x *collComm, root int) error {
 	me := x.Rank()
 	mine, theirs := scratch[me*sigSize:(me+1)*sigSize], scratch[root*sigSize:(root+1)*sigSize]
 	if string(mine) == string(theirs) {
+		lineIn(x, false)
 		return nil
 	}
 	err := fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
@@ -457,7 +481,7 @@ var shmAlgs = []*shmAlg{
 				copy(data[me*m:], v)
 			}
 			if me != a.Root {
-				return x.c.c.ShmArrive() // the root reads it; nothing to wait for
+				return arrive(x) // the root reads it; nothing to wait for
 			}
 			if err := meetAsRoot(x); err != nil {
 				return err
@@ -503,7 +527,7 @@ var shmAlgs = []*shmAlg{
 			} else {
 				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
 			}
-			return x.c.c.ShmArrive() // the root reads it; nothing to wait for
+			return arrive(x) // the root reads it; nothing to wait for
 		}},
 	{op: coll.OpScatter, summary: "the root writes every block and goes on; each rank waits for the root and copies its own",
 		cost: "1 shared barrier + 2 copies of p·m",
@@ -519,13 +543,13 @@ var shmAlgs = []*shmAlg{
 				if a.Recv != nil {
 					copy(a.Recv, a.Send[me*m:(me+1)*m])
 				}
-				return x.c.c.ShmPost() // the readers need nothing else
+				return post(x) // the readers need nothing else
 			}
 			if err := awaitRoot(x, a.Root); err != nil {
 				return err
 			}
 			copy(a.Recv, data[me*m:(me+1)*m])
-			return x.c.c.ShmArrive()
+			return arrive(x)
 		}},
 	{op: coll.OpAllgather, summary: "every rank writes its block, a piece per scratch half; every rank copies them all",
 		cost: "⌈p·m/s⌉ shared barriers + p·m written, p²·m read (s: a scratch half)",

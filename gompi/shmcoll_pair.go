@@ -22,7 +22,7 @@ func prefixRun(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byt
 			if hi(0, 2) > 0 && a.Send != nil {
 				copy(a.Recv, v) // Scan's rank 0: its own vector
 			}
-			return x.c.c.ShmPost()
+			return post(x)
 		}
 		if err := awaitRoot(x, 0); err != nil {
 			return err
@@ -37,6 +37,6 @@ func prefixRun(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byt
 		} else {
 			copy(a.Recv, data[:m]) // Exscan: rank 0's vector
 		}
-		return x.c.c.ShmArrive()
+		return arrive(x)
 	}
 }

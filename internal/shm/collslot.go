@@ -35,6 +35,17 @@ const CollSlots = 8
 // the counter's line, the last one then writes the release word that the
 // other polls); here the two arrivals go out at once, one hand-off each way,
 // as a point-to-point exchange would. The root's arrival is its post.
+//
+// Each rank has two such words, one per parity of the step (collective k
+// uses word k%2), each at the head of a 128-byte block whose other 120
+// bytes carry up to PairLineData bytes of the step's data (PairData): a
+// rank writes its data there, then arrives, and its peer, having seen the
+// arrival, finds the data on the line it has just fetched (the first 56
+// bytes share the word's cache line, the rest its adjacent one) instead of
+// taking a second miss on a scratch half. Alternating by parity makes the
+// blocks safe to reuse for the reason the scratch halves are: a rank writes
+// block k%2 again at step k+2, after its peer has arrived at step k+1, so
+// after it has read step k.
 
 // A slot of more than two ranks may also order who leaves a step: its
 // leader (rank 0) leaves first, and the others wait until it has (Lead,
@@ -59,18 +70,31 @@ type CollCtl struct {
 	led      uint32 // 1 + the last collective whose leader has left it; a futex word
 	lsleep   int32  // ranks asleep on led
 	_        [112]byte
-	pair     [2]pairWord // two-rank slots: each rank's arrivals
+	pair     [2][2]pairWord // two-rank slots: each rank's arrivals, by step parity
 }
 
-// pairWord is one rank's arrival word in a two-rank slot: 1 + the last
-// collective it arrived at (a futex word), and how many peers sleep on it.
+// PairLineData is the number of data bytes a two-rank step's arrival word
+// carries beside it (PairData).
+const PairLineData = 120
+
+// pairWord is one rank's arrival word of one step parity in a two-rank
+// slot: 1 + the last collective of that parity it arrived at (a futex
+// word), how many peers sleep on it, and the data of that step (PairData).
 type pairWord struct {
 	seq      uint32
 	sleepers int32
-	_        [120]byte
+	data     [PairLineData]byte
 }
 
-const collCtlSize = 640
+// word returns rank's arrival word of collective k in a two-rank slot.
+func (c *CollCtl) word(rank int, k uint64) *pairWord { return &c.pair[rank][k&1] }
+
+// PairData returns the data bytes beside rank's arrival word of collective
+// k in a two-rank slot: rank writes them before it arrives at k, its peer
+// reads them after it has seen that arrival and before it arrives at k+1.
+func (c *CollCtl) PairData(rank int, k uint64) []byte { return c.word(rank, k).data[:] }
+
+const collCtlSize = 896
 
 func init() {
 	if unsafe.Sizeof(CollCtl{}) != collCtlSize {
@@ -117,14 +141,21 @@ func (s *Segment) ClaimCollSlot(ctx uint32, n int) (slot int, base uint64) {
 	for i := 1; i < CollSlots; i++ {
 		c := s.CollCtlAt(i)
 		if atomic.CompareAndSwapUint32(&c.owner, 0, ctx+1) {
-			b := max(atomic.LoadUint32(&c.gen), atomic.LoadUint32(&c.posted), atomic.LoadUint32(&c.led),
-				atomic.LoadUint32(&c.pair[0].seq), atomic.LoadUint32(&c.pair[1].seq))
+			b := max(atomic.LoadUint32(&c.gen), atomic.LoadUint32(&c.posted), atomic.LoadUint32(&c.led))
+			for r := range c.pair {
+				for h := range c.pair[r] {
+					b = max(b, atomic.LoadUint32(&c.pair[r][h].seq))
+				}
+			}
 			atomic.StoreUint64(&c.arrive, uint64(b)*uint64(n))
 			atomic.StoreUint32(&c.gen, b)
 			atomic.StoreUint32(&c.posted, b)
 			atomic.StoreUint32(&c.led, b)
-			atomic.StoreUint32(&c.pair[0].seq, b)
-			atomic.StoreUint32(&c.pair[1].seq, b)
+			for r := range c.pair {
+				for h := range c.pair[r] {
+					atomic.StoreUint32(&c.pair[r][h].seq, b)
+				}
+			}
 			return i, uint64(b)
 		}
 	}
@@ -147,12 +178,12 @@ func reached(word uint32, k uint64) bool { return int32(word-uint32(k+1)) >= 0 }
 // others. On a two-rank slot the arrival is rank's own word.
 func (c *CollCtl) Arrive(k uint64, n, rank int) bool {
 	if n == 2 {
-		w := &c.pair[rank]
+		w := c.word(rank, k)
 		atomic.StoreUint32(&w.seq, uint32(k+1))
 		if atomic.LoadInt32(&w.sleepers) != 0 {
 			futexWake(&w.seq)
 		}
-		return reached(atomic.LoadUint32(&c.pair[1-rank].seq), k)
+		return reached(atomic.LoadUint32(&c.word(1-rank, k).seq), k)
 	}
 	return c.arriveCount(k, n)
 }
@@ -173,7 +204,7 @@ func (c *CollCtl) arriveCount(k uint64, n int) bool {
 // been released (every rank has arrived).
 func (c *CollCtl) Released(k uint64, n int) bool {
 	if n == 2 {
-		return reached(atomic.LoadUint32(&c.pair[0].seq), k) && reached(atomic.LoadUint32(&c.pair[1].seq), k)
+		return reached(atomic.LoadUint32(&c.word(0, k).seq), k) && reached(atomic.LoadUint32(&c.word(1, k).seq), k)
 	}
 	return c.releasedCount(k)
 }
@@ -185,8 +216,8 @@ func (c *CollCtl) releasedCount(k uint64) bool { return atomic.LoadUint32(&c.gen
 func (c *CollCtl) Sleep(k uint64, n int, d time.Duration) {
 	if n == 2 {
 		for r := range c.pair {
-			if !reached(atomic.LoadUint32(&c.pair[r].seq), k) {
-				c.pair[r].sleep(k, d)
+			if w := c.word(r, k); !reached(atomic.LoadUint32(&w.seq), k) {
+				w.sleep(k, d)
 				return
 			}
 		}
@@ -224,7 +255,7 @@ func (c *CollCtl) Post(k uint64, n int) {
 // Posted reports whether the root of collective k has posted.
 func (c *CollCtl) Posted(k uint64, n, root int) bool {
 	if n == 2 {
-		return reached(atomic.LoadUint32(&c.pair[root].seq), k)
+		return reached(atomic.LoadUint32(&c.word(root, k).seq), k)
 	}
 	return atomic.LoadUint32(&c.posted) == uint32(k+1)
 }
@@ -232,7 +263,7 @@ func (c *CollCtl) Posted(k uint64, n, root int) bool {
 // SleepPost waits until collective k is posted or d passes.
 func (c *CollCtl) SleepPost(k uint64, n, root int, d time.Duration) {
 	if n == 2 {
-		c.pair[root].sleep(k, d)
+		c.word(root, k).sleep(k, d)
 		return
 	}
 	atomic.AddInt32(&c.psleep, 1)

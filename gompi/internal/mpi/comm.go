@@ -356,6 +356,12 @@ func (c *Comm) ShmScratch() []byte { return nil }
 // ShmScratchPrev returns nil (see ShmCapacity).
 func (c *Comm) ShmScratchPrev() []byte { return nil }
 
+// ShmPairLine returns nil (see ShmCapacity).
+func (c *Comm) ShmPairLine(rank int, prev bool) []byte { return nil }
+
+// ShmPairLineSize returns 0 (see ShmCapacity).
+func (c *Comm) ShmPairLineSize() int { return 0 }
+
 // ShmStep fails: there is no segment under MPI.
 func (c *Comm) ShmStep() error { return errNoShm() }
 
