@@ -13,7 +13,7 @@ import (
 // in a barrier makes each of them fail with ErrPeerLost, not hang.
 func TestCrowdedCollectives(t *testing.T) {
 	const n = 20
-	env := []string{"GOMPI_SHM_SLEEP_FROM=16"}
+	env := []string{"GOMPI_SHM_SLEEP_FROM=16", "GOMPI_SHM_RAW_SLEEP=1"}
 	prog := filepath.Join(bin, "rankprog")
 	r := launchWith(t, "", env, "-n", "20", prog, "--mode", "crowd")
 	if r.code != 0 || strings.Count(r.stdout, "300 rounds agreed") != n {

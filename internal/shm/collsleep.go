@@ -10,12 +10,13 @@ import (
 // call: the runtime's monitor thread (sysmon) then wakes every 20 µs to take
 // the thread's P away, and the woken thread must win a P back. With 64
 // ranks on 2 CPUs, each rank asleep in every step, that is 64 monitor
-// threads polling and a P hand-off per wake-up: the step took 2-3 times as
-// long (docs/PERFORMANCE.md, "64 ranks on 2 CPUs: sleep at once").
+// threads polling and a P hand-off per wake-up: once a 64-rank step took
+// longer than the yield window, it took 5-13 ms instead of 0.7-0.9
+// (docs/PERFORMANCE.md, "64 ranks on 2 CPUs: raw slot sleeps").
 //
-// A rank of a multi-process job whose step waits sleep at once (core's
-// crowded slots) turns raw sleeps on: the slot waits then block the thread
-// with its P, as a spinning wait would hold it. The runtime's preemption
+// A rank of a multi-process job on an oversubscribed host turns raw sleeps
+// on (core's useRawSleeps): the slot waits then block the thread with its
+// P, as a spinning wait would hold it. The runtime's preemption
 // signal (a goroutine running for over 10 ms) ends such a sleep early,
 // which the callers, who re-check their word, take as a spurious wake.
 // Ranks that are goroutines of one process (gompi.Run) must not turn them

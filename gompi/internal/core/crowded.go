@@ -2,63 +2,64 @@ package core
 
 import (
 	"os"
-	"runtime"
 	"strconv"
 
 	"github.com/gompi/gompi/internal/shm"
 )
 
-// Crowded slots: when a slot's ranks outnumber the host's CPUs many times
-// over (64 ranks on 2 CPUs), a shared-memory step's waits sleep on the
-// slot's futex word at once, with no yield window, and the process's slot
-// sleeps are raw (shm.SetRawCollSleep).
+// Waits of shared-memory steps when ranks outnumber CPUs many times over
+// (64 ranks on 2 CPUs).
 //
-// Every rank must run once per step however it waits. A rank that yields
-// stays runnable, and the scheduler keeps handing the CPU to yielders whose
-// step is not released yet: each such turn is a context switch spent on
-// nothing (the yield loop cost two to three of them per rank and step at 64
-// ranks). A rank asleep on the futex is not runnable until the release
-// wakes it, so each rank runs exactly once per step: the one wake-all of
-// the 63 sleepers is no thundering herd here, since every one of them has
-// to run anyway. Below the threshold (2..8 ranks on 2 CPUs) the yield
-// window stays: there, the measured best (docs/PERFORMANCE.md).
-
-// crowdedFactor is how many times the CPUs a slot's ranks must number for
-// its waits to sleep at once; crowdedMin is the least slot size that does.
-const (
-	crowdedFactor = 4
-	crowdedMin    = 16
-)
+// Raw sleeps. golaunch gives each rank of an oversubscribed host one P
+// (GOMAXPROCS=1). A slot wait that outlasts its yield window (2 ms; under
+// load a 64-rank step often does) slept on the futex through Syscall: the
+// runtime's monitor thread (sysmon) then took the rank's only P, found
+// nothing to run and went to sleep itself, and every wake-up had to start
+// it and win a P back. perf at 64 ranks: per rank and step about 2 sysmon
+// sleeps (usleep), 1 M parked (stopm) and 4.7 context switches; once steps
+// took more than 2 ms they stayed there (the barrier 5-13 ms instead of
+// 0.7-0.9 ms, by chance per run). Raw sleeps keep the P (see
+// shm.SetRawCollSleep): 1.6-1.9 context switches per rank and step, and the
+// slow mode is gone. They are on for the ranks of an oversubscribed host
+// that are processes; GOMPI_SHM_RAW_SLEEP=0 turns them off (=1 on where the
+// host is not oversubscribed).
+//
+// Sleeping at once (GOMPI_SHM_SLEEP_FROM=N: slots of N ranks or more skip
+// the yield window and sleep on the first miss). Every rank must run once
+// per step however it waits, and a rank asleep is not picked by the
+// scheduler until the release wakes it, where a yielding rank is picked in
+// vain. Measured at 64 ranks on the loaded machine (load average 18-36,
+// docs/PERFORMANCE.md "64 ranks on 2 CPUs: raw slot sleeps") it lost to
+// the yield window with raw sleeps (barrier 1.1-1.9 ms against 0.83-0.88,
+// Allreduce 1.2-1.6 against 0.93), presumably since ranks asleep give their
+// share of the CPUs to the other sessions' processes; so it is off by
+// default, kept for measuring on an idle machine and exercised by the
+// tests (which turn it on for goroutine ranks too, without raw sleeps).
 
 // crowdedFrom returns the least slot size whose waits sleep at once, or 0
-// for none: only ranks that are processes of an oversubscribed host
-// (goroutine ranks yield with runtime.Gosched, which is cheap).
-// GOMPI_SHM_SLEEP_FROM overrides it (0: never), for measurements and for
-// tests, which may so turn it on for goroutine ranks too (without raw
-// sleeps: see useRawSleeps).
-func crowdedFrom(o Options) int {
-	if s, ok := os.LookupEnv("GOMPI_SHM_SLEEP_FROM"); ok {
-		if v, err := strconv.Atoi(s); err == nil && v >= 0 {
-			return v
-		}
+// for none (the default): GOMPI_SHM_SLEEP_FROM.
+func crowdedFrom(Options) int {
+	if v, err := strconv.Atoi(os.Getenv("GOMPI_SHM_SLEEP_FROM")); err == nil && v > 0 {
+		return v
 	}
-	if !o.Oversubscribed || o.InProcess {
-		return 0
-	}
-	return max(crowdedMin, crowdedFactor*runtime.NumCPU())
+	return 0
 }
 
-// useRawSleeps turns raw slot sleeps on for a process whose slots may be
-// crowded (see shm.SetRawCollSleep). golaunch gives each rank of an
-// oversubscribed host one P (GOMAXPROCS=1): a slot sleep through Syscall
-// then let the runtime's monitor take that P away and go to sleep itself,
-// and the wake-up had to start it and win the P back, four context switches
-// instead of one (perf, 64 ranks). A raw sleep keeps the P: the rank's other
-// goroutines wait meanwhile, until the runtime preempts the sleeper after
-// 10 ms (its signal ends the sleep). GOMPI_SHM_RAW_SLEEP=0 turns it off.
-func useRawSleeps(pol policy) {
-	if pol.sleepFrom > 0 && !pol.gosched && os.Getenv("GOMPI_SHM_RAW_SLEEP") != "0" {
+// useRawSleeps turns raw slot sleeps on for a rank that is a process of an
+// oversubscribed host (see above). Goroutine ranks (gompi.Run) never: a P
+// held by a sleeping rank is one its peers cannot run on.
+func useRawSleeps(o Options) {
+	if o.InProcess {
+		return
+	}
+	switch os.Getenv("GOMPI_SHM_RAW_SLEEP") {
+	case "0":
+	case "1":
 		shm.SetRawCollSleep(true)
+	default:
+		if o.Oversubscribed {
+			shm.SetRawCollSleep(true)
+		}
 	}
 }
 
