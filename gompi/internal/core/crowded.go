@@ -15,12 +15,12 @@ import (
 // load a 64-rank step often does) slept on the futex through Syscall: the
 // runtime's monitor thread (sysmon) then took the rank's only P, found
 // nothing to run and went to sleep itself, and every wake-up had to start
-// it and win a P back. perf at 64 ranks: per rank and step about 2 sysmon
-// sleeps (usleep), 1 M parked (stopm) and 4.7 context switches; once steps
-// took more than 2 ms they stayed there (the barrier 5-13 ms instead of
-// 0.7-0.9 ms, by chance per run). Raw sleeps keep the P (see
-// shm.SetRawCollSleep): 1.6-1.9 context switches per rank and step, and the
-// slow mode is gone. They are on for the ranks of an oversubscribed host
+// it and win a P back. perf at 64 ranks (waits sleeping through Syscall):
+// per rank and step about 2 sysmon sleeps (usleep), 1 M parked (stopm) and
+// 4.7-6.5 context switches; once steps took more than 2 ms they stayed
+// there (the barrier 5-13 ms instead of 0.7-0.9 ms, by chance per run).
+// Raw sleeps keep the P (see shm.SetRawCollSleep): about 1.7 context
+// switches per rank and step, and the slow mode is gone. They are on for the ranks of an oversubscribed host
 // that are processes; GOMPI_SHM_RAW_SLEEP=0 turns them off (=1 on where the
 // host is not oversubscribed).
 //
