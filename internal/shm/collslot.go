@@ -225,7 +225,7 @@ func (c *CollCtl) Sleep(k uint64, n int, d time.Duration) {
 	}
 	atomic.AddInt32(&c.sleepers, 1)
 	if !c.Released(k, n) {
-		futexWait(&c.gen, uint32(k), d)
+		collWait(&c.gen, uint32(k), d)
 	}
 	atomic.AddInt32(&c.sleepers, -1)
 }
@@ -234,7 +234,7 @@ func (c *CollCtl) Sleep(k uint64, n int, d time.Duration) {
 func (w *pairWord) sleep(k uint64, d time.Duration) {
 	atomic.AddInt32(&w.sleepers, 1)
 	if v := atomic.LoadUint32(&w.seq); !reached(v, k) {
-		futexWait(&w.seq, v, d)
+		collWait(&w.seq, v, d)
 	}
 	atomic.AddInt32(&w.sleepers, -1)
 }
@@ -268,7 +268,7 @@ func (c *CollCtl) SleepPost(k uint64, n, root int, d time.Duration) {
 	}
 	atomic.AddInt32(&c.psleep, 1)
 	if v := atomic.LoadUint32(&c.posted); v != uint32(k+1) {
-		futexWait(&c.posted, v, d)
+		collWait(&c.posted, v, d)
 	}
 	atomic.AddInt32(&c.psleep, -1)
 }
@@ -289,7 +289,7 @@ func (c *CollCtl) Led(k uint64) bool { return reached(atomic.LoadUint32(&c.led),
 func (c *CollCtl) SleepLead(k uint64, d time.Duration) {
 	atomic.AddInt32(&c.lsleep, 1)
 	if v := atomic.LoadUint32(&c.led); !reached(v, k) {
-		futexWait(&c.led, v, d)
+		collWait(&c.led, v, d)
 	}
 	atomic.AddInt32(&c.lsleep, -1)
 }

@@ -27,6 +27,6 @@ func (c *CollCtl) SetWord(w *uint32, v uint32) {
 // holds old, at most d.
 func (c *CollCtl) SleepWord(w *uint32, old uint32, d time.Duration) {
 	atomic.AddInt32(&c.wsleep, 1)
-	futexWait(w, old, d)
+	collWait(w, old, d)
 	atomic.AddInt32(&c.wsleep, -1)
 }

@@ -24,6 +24,14 @@ func futexWait(addr *uint32, val uint32, d time.Duration) {
 		uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
+// futexWaitRaw is futexWait without telling the Go scheduler (see
+// SetRawCollSleep).
+func futexWaitRaw(addr *uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
 // futexWake wakes every thread sleeping on addr.
 func futexWake(addr *uint32) {
 	// Raw: waking never blocks, and the scheduler need not hear of it.

@@ -16,6 +16,8 @@ func futexWait(addr *uint32, val uint32, d time.Duration) {
 	}
 }
 
+func futexWaitRaw(addr *uint32, val uint32, d time.Duration) { futexWait(addr, val, d) }
+
 func futexWake(addr *uint32) {}
 
 // Yield lets other goroutines run.

@@ -113,6 +113,7 @@ func newProc(rank, size int, seg *shm.Segment, local int, locals []int32, opts O
 		nextCtx:  2,
 	}
 	p.pol = newPolicy(opts)
+	useRawSleeps(opts)
 	p.cmaMin = opts.CMAMin
 	if p.cmaMin == 0 {
 		p.cmaMin = DefaultCMAMin

@@ -279,8 +279,12 @@ func (c *Comm) shmWait(done func() bool, sleep func(time.Duration)) error {
 	p.enterWait()
 	defer p.leaveWait()
 	var b backoff
+	crowded := c.crowded()
+	if crowded {
+		b.start = time.Now() // for the timeout (shmCheck)
+	}
 	for !done() {
-		if !b.pausing(p) {
+		if !crowded && !b.pausing(p) {
 			continue
 		}
 		sleep(p.pol.nap)

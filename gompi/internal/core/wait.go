@@ -23,6 +23,7 @@ import (
 type policy struct {
 	spin, yield, nap time.Duration
 	gosched          bool // yield with runtime.Gosched (ranks are goroutines)
+	sleepFrom        int  // slots of this many ranks or more sleep at once (crowded.go); 0: none
 }
 
 func newPolicy(o Options) policy {
@@ -46,6 +47,7 @@ func newPolicy(o Options) policy {
 	if o.Yield > 0 {
 		pol.yield = o.Yield
 	}
+	pol.sleepFrom = crowdedFrom(o)
 	return pol
 }
 
