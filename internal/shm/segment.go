@@ -38,7 +38,7 @@ import (
 // so a message of up to MaxPayload bytes travels eagerly in one cell.
 const (
 	Magic          = 0x6d68735f69706d67 // "gmpi_shm" little-endian
-	Version        = 2 // bumped with every change of the layout (2: two-rank slots carry data on their arrival lines)
+	Version        = 2                  // bumped with every change of the layout (2: two-rank slots carry data on their arrival lines)
 	CellSize       = 4096
 	CellHeaderSize = 64
 	MaxPayload     = CellSize - CellHeaderSize
