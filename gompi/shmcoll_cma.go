@@ -61,6 +61,17 @@ type cmaAlg struct {
 	local func(n, me int, a *coll.Args)
 }
 
+// cmaConstraints is what every single-copy algorithm needs, as
+// coll-algorithms prints it.
+const cmaConstraints = "all ranks on one host; blocking calls; the kernel lets ranks read each other's memory (process_vm_readv; GOMPI_SHM_CMA_COLL=0 turns it off)"
+
+// cmaComm returns the runtime's communicator of a call that single copy may
+// run: a blocking call on a communicator where it has not been turned off.
+func cmaComm(c coll.Comm) (*collComm, bool) {
+	x, ok := c.(*collComm)
+	return x, ok && !x.nonblocking && x.c.cma.Load() != cmaOff
+}
+
 // registerCMA adds the single-copy algorithms to package coll's registry
 // under the name "cma"; preferCMAWhereFaster puts them into the table.
 func registerCMA() error {
@@ -68,10 +79,10 @@ func registerCMA() error {
 		err := coll.Register(coll.Algorithm{
 			Op: s.op, Name: "cma", Summary: s.summary,
 			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: "all ranks on one host; blocking calls; the kernel lets ranks read each other's memory (process_vm_readv; GOMPI_SHM_CMA_COLL=0 turns it off); large data",
+			Constraints: cmaConstraints + "; large data",
 			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := c.(*collComm)
-				if !ok || x.nonblocking || x.c.cma.Load() == cmaOff {
+				x, ok := cmaComm(c)
+				if !ok {
 					return false
 				}
 				n := x.Size()

@@ -67,12 +67,27 @@ func TestCMAvAgainstReference(t *testing.T) {
 // TestCMAvRefused: reads and writes refused after the ranks agreed (every
 // one, every other one, the first only) are repaired by messages.
 func TestCMAvRefused(t *testing.T) {
+	refusedRounds(t, func(c *gompi.Comm) error { return cmavRound(c, 0, true, false) }, func(c *gompi.Comm, round int) error {
+		if err := cmavRound(c, round, true, round%2 == 1); err != nil {
+			return err
+		}
+		return checkAlltoallSlots(c, round, 1000+20000*(round%2))
+	})
+}
+
+// refusedRounds runs, on 2, 3, 5 and 8 ranks and for each way of refusing
+// (every read, every other one, the first only), agree (a call after which
+// the ranks have agreed on single copy), then has rank 0 refuse its reads
+// and writes and runs rounds 1 to 4, whose refused copies must be repaired
+// by messages.
+func refusedRounds(t *testing.T, agree func(c *gompi.Comm) error, round func(c *gompi.Comm, k int) error) {
+	t.Helper()
 	for _, mode := range []int32{1, 2, 3} {
 		for _, n := range []int{2, 3, 5, 8} {
 			t.Run(fmt.Sprintf("mode-%d/%d-ranks", mode, n), func(t *testing.T) {
 				defer gompi.SetCMARefuse(0)
 				run(t, n, func(c *gompi.Comm) error {
-					if err := cmavRound(c, 0, true, false); err != nil { // agree first
+					if err := agree(c); err != nil {
 						return err
 					}
 					if !gompi.CMAOn(c) {
@@ -87,11 +102,8 @@ func TestCMAvRefused(t *testing.T) {
 					if err := c.Barrier(); err != nil {
 						return err
 					}
-					for round := 1; round < 5; round++ {
-						if err := cmavRound(c, round, true, round%2 == 1); err != nil {
-							return err
-						}
-						if err := checkAlltoallSlots(c, round, 1000+20000*(round%2)); err != nil {
+					for k := 1; k < 5; k++ {
+						if err := round(c, k); err != nil {
 							return err
 						}
 					}

@@ -142,10 +142,10 @@ func installPairwise() error {
 		err := coll.Register(coll.Algorithm{
 			Op: s.op, Name: "cma_pairwise", Summary: s.summary,
 			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: "all ranks on one host; blocking calls; the kernel lets ranks read each other's memory (process_vm_readv; GOMPI_SHM_CMA_COLL=0 turns it off); large data",
+			Constraints: cmaConstraints + "; large data",
 			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := c.(*collComm)
-				if !ok || x.nonblocking || x.c.cma.Load() == cmaOff {
+				x, ok := cmaComm(c)
+				if !ok {
 					return false
 				}
 				n := x.Size()

@@ -109,39 +109,12 @@ func TestPairwiseAgainstReference(t *testing.T) {
 // TestPairwiseRefused: reads refused after the ranks agreed (every one,
 // every other one, the first only) are repaired by messages.
 func TestPairwiseRefused(t *testing.T) {
-	for _, mode := range []int32{1, 2, 3} {
-		for _, n := range []int{2, 3, 5, 8} {
-			t.Run(fmt.Sprintf("mode-%d/%d-ranks", mode, n), func(t *testing.T) {
-				defer gompi.SetCMARefuse(0)
-				run(t, n, func(c *gompi.Comm) error {
-					if err := checkPairwise(c, 0, 100); err != nil { // agree first
-						return err
-					}
-					if !gompi.CMAOn(c) {
-						t.Skip("single copy is off here")
-					}
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					if c.Rank() == 0 {
-						gompi.SetCMARefuse(mode)
-					}
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					for k := 1; k < 5; k++ {
-						if err := checkPairwise(c, k, 5000+k); err != nil {
-							return err
-						}
-						if err := checkAlltoallv(c, k, true, false, pairwise); err != nil {
-							return err
-						}
-					}
-					return c.Barrier()
-				})
-			})
+	refusedRounds(t, func(c *gompi.Comm) error { return checkPairwise(c, 0, 100) }, func(c *gompi.Comm, k int) error {
+		if err := checkPairwise(c, k, 5000+k); err != nil {
+			return err
 		}
-	}
+		return checkAlltoallv(c, k, true, false, pairwise)
+	})
 }
 
 // TestPairwiseDisabled: with GOMPI_SHM_CMA_COLL=0 the first call named
