@@ -72,24 +72,33 @@ func cmaComm(c coll.Comm) (*collComm, bool) {
 	return x, ok && !x.nonblocking && x.c.cma.Load() != cmaOff
 }
 
+// registerSingleCopy adds one single-copy algorithm to package coll's
+// registry: available for a call single copy may run (cmaComm) whose needs
+// fit (fits: the call's own conditions and the scratch area it takes on n
+// ranks), run by run.
+func registerSingleCopy(op coll.Operation, name, summary, cost, constraints string,
+	fits func(x *collComm, n int, a *coll.Args) bool, run func(x *collComm, a *coll.Args) error) error {
+	return coll.Register(coll.Algorithm{
+		Op: op, Name: name, Summary: summary,
+		Cost:        coll.Cost{Formula: cost},
+		Constraints: constraints,
+		Available: func(c coll.Comm, a *coll.Args) bool {
+			x, ok := cmaComm(c)
+			return ok && fits(x, x.Size(), a)
+		},
+		Run: func(c coll.Comm, a *coll.Args) error { return run(c.(*collComm), a) },
+	})
+}
+
 // registerCMA adds the single-copy algorithms to package coll's registry
 // under the name "cma"; preferCMAWhereFaster puts them into the table.
 func registerCMA() error {
 	for _, s := range cmaAlgs {
-		err := coll.Register(coll.Algorithm{
-			Op: s.op, Name: "cma", Summary: s.summary,
-			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: cmaConstraints + "; large data",
-			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := cmaComm(c)
-				if !ok {
-					return false
-				}
-				n := x.Size()
+		err := registerSingleCopy(s.op, "cma", s.summary, s.cost, cmaConstraints+"; large data",
+			func(x *collComm, n int, a *coll.Args) bool {
 				return (s.ok == nil || s.ok(n, a)) && n*(sigSize+cmaRecSize+1) <= x.c.c.ShmCapacity()
 			},
-			Run: func(c coll.Comm, a *coll.Args) error { return runCMA(c.(*collComm), s, a) },
-		})
+			func(x *collComm, a *coll.Args) error { return runCMA(x, s, a) })
 		if err != nil {
 			return err
 		}

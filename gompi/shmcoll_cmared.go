@@ -125,19 +125,12 @@ var redAlgs = []*redAlg{
 // not work there (cmaAgree).
 func registerCMARed() error {
 	for _, s := range redAlgs {
-		err := coll.Register(coll.Algorithm{
-			Op: s.op, Name: "cma", Summary: s.summary,
-			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: "all ranks on one host, at least 2; blocking calls; the kernel lets the ranks read each other's memory (process_vm_readv); large vectors",
-			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := c.(*collComm)
-				if !ok || x.nonblocking || x.Size() < 2 || x.c.cma.Load() == cmaOff {
-					return false
-				}
-				return x.Size()*sigSize+s.need(x.Size(), a) <= x.c.c.ShmCapacity()
+		err := registerSingleCopy(s.op, "cma", s.summary, s.cost,
+			"all ranks on one host, at least 2; blocking calls; the kernel lets the ranks read each other's memory (process_vm_readv); large vectors",
+			func(x *collComm, n int, a *coll.Args) bool {
+				return n >= 2 && n*sigSize+s.need(n, a) <= x.c.c.ShmCapacity()
 			},
-			Run: func(c coll.Comm, a *coll.Args) error { return runShm(c.(*collComm), &s.shmAlg, a) },
-		})
+			func(x *collComm, a *coll.Args) error { return runShm(x, &s.shmAlg, a) })
 		if err != nil {
 			return err
 		}

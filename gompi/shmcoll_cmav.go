@@ -149,20 +149,11 @@ func installCMAv() error {
 		if name == "" {
 			name = "cma"
 		}
-		err := coll.Register(coll.Algorithm{
-			Op: s.op, Name: name, Summary: s.summary,
-			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: cmaConstraints,
-			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := cmaComm(c)
-				if !ok {
-					return false
-				}
-				n := x.Size()
+		err := registerSingleCopy(s.op, name, s.summary, s.cost, cmaConstraints,
+			func(x *collComm, n int, a *coll.Args) bool {
 				return (s.ok == nil || s.ok(a)) && n*sigSize+max(cmavNeed(s.op, n), n*(cmaRecSize+1)) <= x.c.c.ShmCapacity()
 			},
-			Run: func(c coll.Comm, a *coll.Args) error { return runCMAv(c.(*collComm), s, a) },
-		})
+			func(x *collComm, a *coll.Args) error { return runCMAv(x, s, a) })
 		if err != nil {
 			return err
 		}

@@ -139,21 +139,12 @@ func pwLocalV(_, me int, a *coll.Args) error {
 // into the selection table (preferPairwise).
 func installPairwise() error {
 	for _, s := range pwAlgs {
-		err := coll.Register(coll.Algorithm{
-			Op: s.op, Name: "cma_pairwise", Summary: s.summary,
-			Cost:        coll.Cost{Formula: s.cost},
-			Constraints: cmaConstraints + "; large data",
-			Available: func(c coll.Comm, a *coll.Args) bool {
-				x, ok := cmaComm(c)
-				if !ok {
-					return false
-				}
-				n := x.Size()
+		err := registerSingleCopy(s.op, "cma_pairwise", s.summary, s.cost, cmaConstraints+"; large data",
+			func(x *collComm, n int, a *coll.Args) bool {
 				need := n*sigSize + max(n*pwRegion(n), n*(cmaRecSize+1))
 				return (s.ok == nil || s.ok(a)) && need <= x.c.c.ShmCapacity()
 			},
-			Run: func(c coll.Comm, a *coll.Args) error { return runPairwise(c.(*collComm), s, a) },
-		})
+			func(x *collComm, a *coll.Args) error { return runPairwise(x, s, a) })
 		if err != nil {
 			return err
 		}
