@@ -387,17 +387,7 @@ var cmaAlgs = []*cmaAlg{
 		summary: "every rank publishes its block; each copies every other block straight out of its owner's memory",
 		cost:    "2 shared barriers + (p−1)·m copied once per rank, all ranks at once",
 		sig:     func(_ int, a *coll.Args) int { return len(a.Recv) },
-		source:  ownBlock,
-		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
-			m := len(a.Recv) / n
-			return a.Recv[peer*m : (peer+1)*m], 0
-		},
-		to: func(n, me, _ int, a *coll.Args) []byte { return ownBlock(n, me, a) },
-		local: func(n, me int, a *coll.Args) {
-			if a.Send != nil {
-				copy(a.Recv[me*len(a.Send):], a.Send)
-			}
-		}},
+		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: allgatherLocal},
 	{op: coll.OpAlltoall,
 		summary: "every rank publishes its send buffer; each copies its block of every other straight out of its owner's memory",
 		cost:    "2 shared barriers + (p−1)·m copied once per rank, all ranks at once",
@@ -405,19 +395,7 @@ var cmaAlgs = []*cmaAlg{
 		// In place, a rank's blocks are overwritten while its peers may
 		// still read them.
 		ok:     func(_ int, a *coll.Args) bool { return a.Send != nil },
-		source: func(_, _ int, a *coll.Args) []byte { return a.Send },
-		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
-			m := len(a.Recv) / n
-			return a.Recv[peer*m : (peer+1)*m], me * m
-		},
-		to: func(n, _, r int, a *coll.Args) []byte {
-			m := len(a.Send) / n
-			return a.Send[r*m : (r+1)*m]
-		},
-		local: func(n, me int, a *coll.Args) {
-			m := len(a.Recv) / n
-			copy(a.Recv[me*m:(me+1)*m], a.Send[me*m:])
-		}},
+		source: sendBuf, from: alltoallFrom, to: alltoallTo, local: alltoallLocal},
 }
 
 // atRoot is the source of a rooted algorithm: buf at the root, nothing
@@ -450,4 +428,40 @@ func ownBlock(n, me int, a *coll.Args) []byte {
 	}
 	m := len(a.Recv) / n
 	return a.Recv[me*m : (me+1)*m]
+}
+
+// The blocks of the single-copy Allgather and Alltoall ("cma" and
+// "cma_pairwise"): what rank me reads from peer (from: where in recv, and
+// the offset in the peer's source), what rank r would read from this rank
+// (to: what to send r when its read fails), and this rank's own block
+// (local).
+
+func sendBuf(_, _ int, a *coll.Args) []byte { return a.Send }
+
+func allgatherFrom(n, _, peer int, a *coll.Args) ([]byte, int) {
+	m := len(a.Recv) / n
+	return a.Recv[peer*m : (peer+1)*m], 0
+}
+
+func allgatherTo(n, me, _ int, a *coll.Args) []byte { return ownBlock(n, me, a) }
+
+func allgatherLocal(_, me int, a *coll.Args) {
+	if a.Send != nil {
+		copy(a.Recv[me*len(a.Send):], a.Send)
+	}
+}
+
+func alltoallFrom(n, me, peer int, a *coll.Args) ([]byte, int) {
+	m := len(a.Recv) / n
+	return a.Recv[peer*m : (peer+1)*m], me * m
+}
+
+func alltoallTo(n, _, r int, a *coll.Args) []byte {
+	m := len(a.Send) / n
+	return a.Send[r*m : (r+1)*m]
+}
+
+func alltoallLocal(n, me int, a *coll.Args) {
+	m := len(a.Recv) / n
+	copy(a.Recv[me*m:(me+1)*m], a.Send[me*m:])
 }

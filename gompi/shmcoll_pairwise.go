@@ -85,43 +85,24 @@ var pwAlgs = []*pwAlg{
 	{op: coll.OpAlltoall, ok: hasSend,
 		summary: "every rank publishes its send buffer and goes on; in round k each rank copies its block straight out of rank me−k's buffer as soon as that rank is there, and waits at the end only for the readers of its own buffer",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
-		source:  func(_, _ int, a *coll.Args) []byte { return a.Send },
-		from: func(n, me, peer int, a *coll.Args) ([]byte, int) {
-			m := len(a.Recv) / n
-			return a.Recv[peer*m : (peer+1)*m], me * m
-		},
-		to: func(n, _, r int, a *coll.Args) []byte {
-			m := len(a.Send) / n
-			return a.Send[r*m : (r+1)*m]
-		},
-		local: func(n, me int, a *coll.Args) error {
-			m := len(a.Recv) / n
-			copy(a.Recv[me*m:(me+1)*m], a.Send[me*m:])
-			return nil
-		}},
+		source:  sendBuf, from: alltoallFrom, to: alltoallTo, local: cannotFail(alltoallLocal)},
 	{op: coll.OpAlltoallv, v: true, ok: hasSend,
 		summary: "as Alltoall: every rank also publishes the count and displacement of each peer's block",
 		cost:    "p−1 pairwise hand-offs + the blocks copied once, all ranks at once",
-		source:  func(_, _ int, a *coll.Args) []byte { return a.Send }, to: pwToV, local: pwLocalV},
+		source:  sendBuf, to: pwToV, local: pwLocalV},
 	{op: coll.OpAlltoallw, v: true, ok: hasSend,
 		summary: "as Alltoallv (the counts are bytes)",
 		cost:    "p−1 pairwise hand-offs + the blocks copied once, all ranks at once",
-		source:  func(_, _ int, a *coll.Args) []byte { return a.Send }, to: pwToV, local: pwLocalV},
+		source:  sendBuf, to: pwToV, local: pwLocalV},
 	{op: coll.OpAllgather,
 		summary: "every rank publishes its block and goes on; in round k each rank copies the block of rank me−k as soon as that rank is there, and waits at the end only for the readers of its own block",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
-		source:  ownBlock,
-		from: func(n, _, peer int, a *coll.Args) ([]byte, int) {
-			m := len(a.Recv) / n
-			return a.Recv[peer*m : (peer+1)*m], 0
-		},
-		to: func(n, me, _ int, a *coll.Args) []byte { return ownBlock(n, me, a) },
-		local: func(n, me int, a *coll.Args) error {
-			if a.Send != nil {
-				copy(a.Recv[me*len(a.Send):], a.Send)
-			}
-			return nil
-		}},
+		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal)},
+}
+
+// cannotFail is the local step of a form whose own block cannot disagree.
+func cannotFail(local func(n, me int, a *coll.Args)) func(n, me int, a *coll.Args) error {
+	return func(n, me int, a *coll.Args) error { local(n, me, a); return nil }
 }
 
 func pwToV(_, _, r int, a *coll.Args) []byte { return a.Send[a.SendDispls[r]:][:a.SendCounts[r]] }
