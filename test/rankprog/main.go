@@ -93,9 +93,13 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 		return ringCheck(c)
 	},
 	// midreset: rank 0 starts sending 128 MiB to rank 1 and exits with
-	// status 7 a few milliseconds into it (far too soon for all of it to
-	// go); rank 1 reports how its receive ended. Rank 1 ignores SIGTERM so
-	// that it can say so before golaunch stops it.
+	// status 7 two seconds into it; rank 1 reports how its receive ended.
+	// Rank 1 ignores SIGTERM so that it can say so before golaunch stops
+	// it. The test shapes the link to 100 Mbit/s, where the message takes
+	// over ten seconds: two seconds is far too soon for all of it to go,
+	// and long enough for the rendezvous and the first payload bytes even
+	// on a loaded machine (a few milliseconds was not: on a loaded CI
+	// machine rank 0 sometimes died before any payload had left).
 	"midreset": func(c *gompi.Comm, _ int) error {
 		const size = 128 << 20
 		switch c.Rank() {
@@ -107,8 +111,10 @@ var modes = map[string]func(c *gompi.Comm, arg int) error{
 			if err != nil {
 				return err
 			}
-			for i := 0; i < 3; i++ {
-				req.Test()
+			for start := time.Now(); time.Since(start) < 2*time.Second; {
+				if _, done, _ := req.Test(); done {
+					return errors.New("the 128 MiB send finished within two seconds: is the link shaped?")
+				}
 				time.Sleep(time.Millisecond)
 			}
 			os.Exit(7)
