@@ -169,6 +169,11 @@ func shmInPieces(op coll.Operation) bool {
 // runShm runs one shared-memory collective: write, meet, check, read.
 func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	n := x.Size()
+	if n == 2 {
+		if done, err := runPairV(x, s.op, a); done { // small per-count blocks on the lines (shmcoll_vline.go)
+			return err
+		}
+	}
 	// The last step may still be open (a rooted collective's root or
 	// contributor returns before the others have read): beginStep waits for
 	// it before writing into the scratch area.

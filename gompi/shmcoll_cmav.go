@@ -205,6 +205,11 @@ func preferCMASlots() error {
 // form (or, single copy agreed off, what selection picks without it).
 func runCMAv(x *collComm, s *cmavAlg, a *coll.Args) error {
 	n := x.Size()
+	if n == 2 {
+		if done, err := runPairV(x, s.op, a); done { // small blocks on the lines (shmcoll_vline.go)
+			return err
+		}
+	}
 	word, size := uint32(int32(a.Root)), 0
 	switch s.op {
 	case coll.OpAllgatherv:

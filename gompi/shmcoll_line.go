@@ -38,14 +38,14 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 	if size <= 0 {
 		return nil, false
 	}
-	if !plainShm(s) {
+	if !plainShm(s) && s.op != coll.OpAllgatherv && s.op != coll.OpReduceScatter {
 		return nil, false
 	}
 	need := s.sigBytes(2, a)
 	if need < 0 || need > lineBuf {
 		return nil, false
 	}
-	lo, hi, ok := lineRanges(s.op, a.Root, need)
+	lo, hi, ok := lineRanges(s.op, a, need)
 	if !ok || hi[0]-lo[0] > size || hi[1]-lo[1] > size {
 		return nil, false
 	}
@@ -69,7 +69,8 @@ func plainShm(s *shmAlg) bool {
 // lineRanges returns, for each rank r of a two-rank call of op with data
 // area need bytes long (laid out as in the scratch half), the bytes r
 // writes that its peer reads: [lo[r], hi[r]).
-func lineRanges(op coll.Operation, root, need int) (lo, hi [2]int, ok bool) {
+func lineRanges(op coll.Operation, a *coll.Args, need int) (lo, hi [2]int, ok bool) {
+	root := a.Root
 	switch op {
 	case coll.OpBcast, coll.OpScatter:
 		if root != 0 && root != 1 {
@@ -99,6 +100,15 @@ func lineRanges(op coll.Operation, root, need int) (lo, hi [2]int, ok bool) {
 			lo[r] = 2*r*m + (1-r)*m
 			hi[r] = lo[r] + m
 		}
+	case coll.OpAllgatherv:
+		c := a.RecvCounts // rank r's block at the sum of the counts before it
+		lo[0], hi[0] = 0, c[0]
+		lo[1], hi[1] = c[0], c[0]+c[1]
+	case coll.OpReduceScatter:
+		c := a.RecvCounts // rank r's vector at r·total; its peer p reads p's part of it, at the sum of the counts before p
+		total := c[0] + c[1]
+		lo[0], hi[0] = c[0], total
+		lo[1], hi[1] = total, total+c[0]
 	default:
 		return lo, hi, false
 	}
