@@ -38,7 +38,7 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 	if size <= 0 {
 		return nil, false
 	}
-	if !plainShm(s) && s.op != coll.OpAllgatherv && s.op != coll.OpReduceScatter {
+	if !plainShm(s) && !countsKnown(s) {
 		return nil, false
 	}
 	need := s.sigBytes(2, a)
@@ -61,6 +61,18 @@ func plainShm(s *shmAlg) bool {
 	for _, t := range shmAlgs {
 		if t == s {
 			return true
+		}
+	}
+	return false
+}
+
+// countsKnown reports whether s is the shm Allgatherv or ReduceScatter
+// (shmAlgsV): forms with per-rank counts that every rank knows, whose data
+// area is laid out by the counts.
+func countsKnown(s *shmAlg) bool {
+	for _, t := range shmAlgsV {
+		if t == s {
+			return s.op == coll.OpAllgatherv || s.op == coll.OpReduceScatter
 		}
 	}
 	return false

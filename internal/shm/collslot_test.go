@@ -159,13 +159,18 @@ func TestCollSteps(t *testing.T) {
 // on the two ranks' own words ("pair", what two-rank communicators use) and
 // on the shared counter ("counter", what larger ones use). ns/op is one step.
 func BenchmarkCollStep(b *testing.B) {
-	for _, mode := range []string{"pair", "counter"} {
+	// pair1: the pair protocol with every step on the words of parity 0
+	// (steps 0, 2, 4, ...): what a step costs on one line per rank.
+	for _, mode := range []string{"pair", "pair1", "counter"} {
 		b.Run(mode, func(b *testing.B) {
 			s := newTestSegment(b, 2)
 			slot, _ := s.ClaimCollSlot(1, 2)
 			c := s.CollCtlAt(slot)
 			step := func(k uint64, r int) {
-				if mode == "pair" {
+				if mode == "pair1" {
+					k *= 2
+				}
+				if mode != "counter" {
 					if !c.Arrive(k, 2, r) {
 						for !c.Released(k, 2) {
 						}
