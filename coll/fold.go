@@ -21,6 +21,10 @@ import (
 // foldGrain; in and inout do not overlap.
 type foldKernel func(in, inout *byte, n int)
 
+// foldKernel3 sets out = a ∘ b over n bytes, n a multiple of foldGrain; out
+// is a, b, or overlaps neither (fold3.go).
+type foldKernel3 func(a, b, out *byte, n int)
+
 // foldGrain is the bytes a kernel takes at a time; a multiple of every
 // element size that has a kernel.
 const foldGrain = 32
@@ -29,7 +33,7 @@ const foldGrain = 32
 // element kind (vectorKernel), the scalar Apply doing what is left below a
 // grain; op itself where there is no kernel.
 func vectorized(op Op, name string, kind reflect.Kind) Op {
-	k := vectorKernel(name, kind, op.ElemSize)
+	k, k3 := vectorKernel(name, kind, op.ElemSize)
 	if k == nil {
 		return op
 	}
@@ -45,6 +49,9 @@ func vectorized(op Op, name string, kind reflect.Kind) Op {
 		if n < len(inout) {
 			scalar(in[n:], inout[n:])
 		}
+	}
+	if k3 != nil {
+		op.apply3 = vectorized3(op.Name, k3, scalar, size)
 	}
 	return op
 }

@@ -27,6 +27,9 @@ type Op struct {
 	// by NewOp have neither.
 	Predefined string
 	ElemKind   reflect.Kind
+	// apply3 is ApplyTo's vector fold (fold3.go), set for the predefined
+	// operators that have one.
+	apply3 func(in, inout, out []byte)
 }
 
 // predefined returns MPI's operator name over elements of type T, made by mk

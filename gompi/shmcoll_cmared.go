@@ -230,10 +230,17 @@ func foldBlock(x *collComm, op coll.Op, ins []remoteBuf, stride int, mine []byte
 	for off := 0; off < len(dst); off += piece {
 		end := min(off+piece, len(dst))
 		acc, t := dst[off:end], tmp[:end-off]
-		if err := load(n-1, acc, off); err != nil {
+		top := n - 2 // the next rank to fold in
+		if me == n-1 && n > 1 { // acc = v_{n−2} ∘ mine in one pass, not copy and fold
+			if err := load(n-2, t, off); err != nil {
+				return err
+			}
+			op.ApplyTo(acc, t, mine[off:end])
+			top = n - 3
+		} else if err := load(n-1, acc, off); err != nil {
 			return err
 		}
-		for r := n - 2; r >= 0; r-- {
+		for r := top; r >= 0; r-- {
 			if r == me { // the left operand as it is: no copy
 				op.Apply(mine[off:end], acc)
 				continue
@@ -385,16 +392,18 @@ func cmaScan2(x *collComm, a *coll.Args, data []byte, op coll.Operation, inclusi
 		err = v0.read(a.Recv, 0)
 		return redClose(x, err, false)
 	}
-	if a.Send != nil {
-		copy(a.Recv, in)
-	}
 	piece := max(redPiece/a.Op.ElemSize*a.Op.ElemSize, a.Op.ElemSize)
 	tmp := getRedScratch(min(len(a.Recv), piece))
 	for off := 0; off < len(a.Recv) && err == nil; off += piece {
-		acc := a.Recv[off:min(off+piece, len(a.Recv))]
+		end := min(off+piece, len(a.Recv))
+		acc := a.Recv[off:end]
 		t := (*tmp)[:len(acc)]
 		if err = v0.read(t, off); err == nil {
-			a.Op.Apply(t, acc)
+			if a.Send != nil { // recv = prefix ∘ own in one pass
+				a.Op.ApplyTo(acc, t, in[off:end])
+			} else {
+				a.Op.Apply(t, acc)
+			}
 		}
 	}
 	if err = redClose(x, err, false); err != nil {

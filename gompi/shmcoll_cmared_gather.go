@@ -60,15 +60,19 @@ func cmaReduceGather(x *collComm, a *coll.Args, data []byte) error {
 	for off := 0; off < m; off += piece {
 		end := min(off+piece, m)
 		acc := a.Recv[off:end]
-		if root == last && a.Send != nil {
-			copy(acc, in[off:end])
-		} // else acc holds v_last already: the last rank's, or the root's in place
-		for r := n - 2; r >= 0; r-- {
-			v := land[r*m:]
+		v := func(r int) []byte {
 			if r == root {
-				v = mine
+				return mine[off:end]
 			}
-			a.Op.Apply(v[off:end], acc)
+			return land[r*m+off : r*m+end]
+		}
+		top := n - 2 // the next rank to fold in
+		if root == last && a.Send != nil && n > 1 { // acc = v_{n−2} ∘ in, one pass
+			a.Op.ApplyTo(acc, v(n-2), in[off:end])
+			top = n - 3
+		} // else acc holds v_last already: the last rank's, or the root's in place
+		for r := top; r >= 0; r-- {
+			a.Op.Apply(v(r), acc)
 		}
 	}
 	runtime.KeepAlive(in)

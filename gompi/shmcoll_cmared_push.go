@@ -180,10 +180,9 @@ func reduce2Fold(a *coll.Args, lo, hi int, land []byte) {
 	switch {
 	case reduce2Direct(a): // land is recv: mine ∘ other, or other ∘ mine commuted
 		a.Op.Apply(mine, recv)
-	case a.Root == 1: // recv = other ∘ mine
-		if a.Send != nil {
-			copy(recv, mine)
-		}
+	case a.Root == 1 && a.Send != nil: // recv = other ∘ mine, one pass
+		a.Op.ApplyTo(recv, land, mine)
+	case a.Root == 1: // in place: recv holds mine
 		a.Op.Apply(land, recv)
 	default: // root 0, in place or not: land = mine ∘ other, then into recv
 		a.Op.Apply(mine, land)

@@ -183,11 +183,15 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 		recv := a.Recv[lo:hi]
 		var err error
 		switch {
-		case !inclusive:
-			if me < n-1 { // prefix me for the next rank, before recv (maybe own) changes
-				copy(out[lo:hi], own[lo:hi])
-			}
+		case !inclusive && (me == n-1 || a.Send != nil):
+			// prefix me = prefix me−1 ∘ own into the published buffer in
+			// one pass (ApplyTo), after reading prefix me−1 into recv
 			if err = src.read(recv, lo); err == nil && me < n-1 {
+				a.Op.ApplyTo(out[lo:hi], recv, own[lo:hi])
+			}
+		case !inclusive: // in place: own is recv, which the read overwrites
+			copy(out[lo:hi], own[lo:hi])
+			if err = src.read(recv, lo); err == nil {
 				a.Op.Apply(recv, out[lo:hi])
 			}
 		case direct: // prefix ∘ own = own ∘ prefix
@@ -198,9 +202,10 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 			t := (*tmp)[:hi-lo]
 			if err = src.read(t, lo); err == nil {
 				if a.Send != nil {
-					copy(recv, own[lo:hi])
+					a.Op.ApplyTo(recv, t, own[lo:hi])
+				} else {
+					a.Op.Apply(t, recv)
 				}
-				a.Op.Apply(t, recv)
 			}
 		}
 		if err != nil {

@@ -335,3 +335,26 @@ func TestChainScanCMAPeerLost(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestChainScanCMAApplyTo: the single-copy chain's folds into a third
+// buffer (Exscan's published prefix, Scan's non-commutative form) on the
+// rank counts TestChainScanCMA leaves out, with vectors of several batches
+// whose length is not a multiple of the vector kernels' grain, a predefined
+// operator with a vector fold and one without, and a non-commutative one.
+func TestChainScanCMAApplyTo(t *testing.T) {
+	if refused() {
+		t.Skip("this kernel refuses single-copy reads")
+	}
+	ranks := []int{6, 7, 16}
+	if testing.Short() {
+		ranks = []int{7}
+	}
+	for _, n := range ranks {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			m := chainBatch*chainChunk/4 + chainChunk/4 + 7 // two batches and an odd tail
+			checkScans(t, n, m, 2, "chain", sumInt32)
+			checkScans(t, n, m/2+1, 2, "chain", maxFloat64)
+			checkScans(t, n, m/3+1, 2, "chain", composeCase)
+		})
+	}
+}
