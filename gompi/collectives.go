@@ -155,10 +155,10 @@ type collComm struct {
 // RunningAlgorithm records the algorithm coll chose for the call. A blocking
 // call takes its tag base here, once its algorithm is known, unless that
 // algorithm sends no messages (collfast.go).
-func (x *collComm) RunningAlgorithm(op coll.Operation, name string) {
+func (x *collComm) RunningAlgorithm(_ coll.Operation, name string) {
 	x.algo = name
 	if x.base == tagsUndecided {
-		if taglessAlgorithm(op, name) {
+		if taglessAlgorithm(x.r, name) {
 			x.base = tagsNone
 		} else {
 			x.base = x.c.c.CollTagBase()

@@ -101,7 +101,7 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 			e.alg = nil
 			return err
 		}
-		e.alg, e.tagless = alg, taglessAlgorithm(op, alg.Name)
+		e.alg, e.tagless = alg, taglessAlgorithm(x.r, alg.Name)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
 	}
 	if e.tagless {
@@ -112,17 +112,20 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	return coll.RunChosen(x, op, e.alg, a)
 }
 
-// taglessAlgorithm reports whether algorithm name of op sends no messages:
-// the plain shared-memory steps (shmAlgs; the forms with per-rank counts
-// send the blocks too large for their slots point-to-point).
-func taglessAlgorithm(op coll.Operation, name string) bool {
+// taglessAlgorithm reports whether algorithm name, run for blocking routine
+// r, sends no messages: the plain shared-memory steps (shmAlgs; the forms
+// with per-rank counts send the blocks too large for their slots
+// point-to-point). By routine, not by operation name: RunningAlgorithm asks
+// on every call that chooses afresh (TestTaglessRoutinesAreShmAlgs keeps
+// the list and shmAlgs alike).
+func taglessAlgorithm(r Routine, name string) bool {
 	if name != "shm" {
 		return false
 	}
-	for _, s := range shmAlgs {
-		if s.op == op {
-			return true
-		}
+	switch r {
+	case RoutineBarrier, RoutineBcast, RoutineReduce, RoutineAllreduce, RoutineGather, RoutineScatter,
+		RoutineAllgather, RoutineAlltoall, RoutineReduceScatterBlock, RoutineScan, RoutineExscan:
+		return true
 	}
 	return false
 }

@@ -275,3 +275,64 @@ func withAlgorithmIf(cond bool, name string) []CollOption {
 	}
 	return nil
 }
+
+// TestTaglessRoutinesAreShmAlgs: the routines taglessAlgorithm lets run
+// without a tag base are exactly those whose operation has a plain shm
+// step (shmAlgs), and each of them runs as one at two ranks and 8 bytes
+// without taking a base.
+func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
+	ops := map[coll.Operation]Routine{
+		coll.OpBarrier: RoutineBarrier, coll.OpBcast: RoutineBcast, coll.OpReduce: RoutineReduce,
+		coll.OpAllreduce: RoutineAllreduce, coll.OpGather: RoutineGather, coll.OpScatter: RoutineScatter,
+		coll.OpAllgather: RoutineAllgather, coll.OpAlltoall: RoutineAlltoall,
+		coll.OpReduceScatterBlock: RoutineReduceScatterBlock, coll.OpScan: RoutineScan, coll.OpExscan: RoutineExscan,
+	}
+	plain := map[Routine]bool{}
+	for _, s := range shmAlgs {
+		r, ok := ops[s.op]
+		if !ok {
+			t.Fatalf("shm algorithm of %s: no routine in this test's list", s.op)
+		}
+		plain[r] = true
+	}
+	for r := RoutineBarrier; r <= RoutineExscan; r++ {
+		if taglessAlgorithm(r, "shm") != plain[r] {
+			t.Errorf("%s: tagless %v, has a plain shm step %v", r, taglessAlgorithm(r, "shm"), plain[r])
+		}
+		if taglessAlgorithm(r, "binomial") {
+			t.Errorf("%s: binomial counted as tagless", r)
+		}
+	}
+	err := Run(2, func(c *Comm) error {
+		b8, r8 := make([]byte, 8), make([]byte, 16)
+		sum := Sum[float64]()
+		calls := map[string]func() error{
+			"barrier":   func() error { return c.Barrier() },
+			"bcast":     func() error { return c.Bcast(b8, 0) },
+			"reduce":    func() error { return c.Reduce(b8, r8[:8], sum, 0) },
+			"allreduce": func() error { return c.Allreduce(b8, r8[:8], sum) },
+			"gather":    func() error { return c.Gather(b8, r8, 0) },
+			"scatter":   func() error { return c.Scatter(r8, b8, 0) },
+			"allgather": func() error { return c.Allgather(b8, r8) },
+			"alltoall":  func() error { return c.Alltoall(r8, make([]byte, 16)) },
+			"rsb":       func() error { return c.ReduceScatterBlock(r8, b8, sum) },
+			"gatherv":   func() error { return c.Gatherv(b8, r8, []int{8, 8}, []int{0, 8}, 0, WithAlgorithm("shm")) },
+		}
+		for _, name := range []string{"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall", "rsb", "gatherv"} {
+			if err := calls[name](); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			algo, base := lastCall(c)
+			if algo != "shm" {
+				return fmt.Errorf("%s ran %q at 2 ranks, 8 B", name, algo)
+			}
+			if (base == tagsNone) != (name != "gatherv") {
+				return fmt.Errorf("%s (shm) took tag base %d", name, base)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
