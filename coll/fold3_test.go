@@ -11,7 +11,9 @@ import (
 func allBuiltins() []Op {
 	var ops []Op
 	add := func(o ...Op) { ops = append(ops, o...) }
-	real := func(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc Op) { add(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc) }
+	real := func(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc Op) {
+		add(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc)
+	}
 	integer := func(and, or, xor Op) { add(and, or, xor) }
 	real(Sum[float32](), Prod[float32](), Min[float32](), Max[float32](), LAnd[float32](), LOr[float32](), LXor[float32](), MinLoc[float32](), MaxLoc[float32]())
 	real(Sum[float64](), Prod[float64](), Min[float64](), Max[float64](), LAnd[float64](), LOr[float64](), LXor[float64](), MinLoc[float64](), MaxLoc[float64]())

@@ -230,7 +230,7 @@ func foldBlock(x *collComm, op coll.Op, ins []remoteBuf, stride int, mine []byte
 	for off := 0; off < len(dst); off += piece {
 		end := min(off+piece, len(dst))
 		acc, t := dst[off:end], tmp[:end-off]
-		top := n - 2 // the next rank to fold in
+		top := n - 2            // the next rank to fold in
 		if me == n-1 && n > 1 { // acc = v_{n−2} ∘ mine in one pass, not copy and fold
 			if err := load(n-2, t, off); err != nil {
 				return err

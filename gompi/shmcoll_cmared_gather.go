@@ -66,7 +66,7 @@ func cmaReduceGather(x *collComm, a *coll.Args, data []byte) error {
 			}
 			return land[r*m+off : r*m+end]
 		}
-		top := n - 2 // the next rank to fold in
+		top := n - 2                                // the next rank to fold in
 		if root == last && a.Send != nil && n > 1 { // acc = v_{n−2} ∘ in, one pass
 			a.Op.ApplyTo(acc, v(n-2), in[off:end])
 			top = n - 3
