@@ -18,36 +18,41 @@ import (
 // (docs/PERFORMANCE.md, "The closing step"). Here the ranks synchronize in
 // pairs, as Open MPI's pairwise exchange does:
 //
-//   - every rank writes its record (the buffer its peers read; Alltoallv/w
-//     also the count and displacement of each peer's block), zeroes its row
-//     of done words, sets its ready word and arrives at the step at once
-//     (ShmArrive): the step only keeps the scratch half from being reused
-//     while anyone still looks at it;
-//   - in round k = 1..p−1 rank r reads its block from rank (r−k) mod p as
-//     soon as that rank's ready word is set (process_vm_readv), and sets
-//     its done word in that rank's row: in each round every rank is read by
-//     one reader, rank (s+k) mod p;
-//   - before it returns, rank s waits for the done words of its own readers
-//     (in the order they come, s+1, s+2, ...), and nobody else's.
+//   - every rank writes the records of its send and receive buffers
+//     (Alltoallv/w also the count and displacement of each peer's block,
+//     both ways), zeroes its row of transfer words (one per sender), sets
+//     its ready word, bumps every peer's event word and arrives at the step
+//     at once (ShmArrive): the step only keeps the scratch half from being
+//     reused while anyone still looks at it;
+//   - each of the p(p−1) transfers is made by whichever of its two ranks
+//     takes its word first (compare-and-swap): the receiver reads the block
+//     (process_vm_readv) or the sender writes it (process_vm_writev); the
+//     rank sets the word to the outcome and bumps the other's event word;
+//   - a rank goes over its peers (r−1, r−2, ... first), takes every
+//     transfer with a ready peer that nobody has taken, and when none is
+//     left to take sleeps on its own event word (ShmAwaitChange) until a
+//     peer becomes ready or finishes a transfer with it; it returns once
+//     its 2(p−1) transfers are made.
 //
-// So a rank that loses its CPU delays the ranks it reads from and the
-// ranks that read it, not all of them. The next call's start waits only
-// until every rank has arrived at this step, which every rank did before
-// it read anything.
+// So a rank that loses its CPU delays nobody in a fixed order: the ranks
+// that run move its blocks, in and out, and when it comes back it finds
+// them moved. The next call's start waits only until every rank has
+// arrived at this step, which every rank did before it moved anything.
 //
-// A read the kernel refuses sets the done word to pwFailed and the block
-// goes as a message (the reader receives it from the owner, which sends it
-// when it sees the word). Ranks that disagree (the signature, or a count of
+// A copy the kernel refuses sets the word to pwFailed and the block goes
+// as a message (both ranks see the word: the receiver posts the receive,
+// the sender the send). Ranks that disagree (the signature, or a count of
 // Alltoallv/w) get ErrMismatch where they see it; a rank that ran another
-// algorithm arrives at the step without setting its ready word, so its
-// readers stop waiting for it once the step is released and report the
-// mismatch.
+// algorithm arrives at the step without setting its ready word, so the
+// others stop waiting for it once the step is released, drop the transfers
+// with it nobody has taken and report the mismatch.
 
-// The values of a done word (0: not yet).
+// The outcomes of a transfer, in its word (0: nobody has taken it yet;
+// pwClaimed: taken, being made).
 const (
-	pwRead   = 1 // read
-	pwFailed = 2 // the read failed: send the block as a message
-	pwSkip   = 3 // nothing read (the ranks disagree)
+	pwRead   = 1 // copied
+	pwFailed = 2 // the copy failed: send the block as a message
+	pwSkip   = 3 // nothing copied (the ranks disagree)
 )
 
 // pwSigWord is the word of this algorithm's signatures: a rank that runs
@@ -56,11 +61,13 @@ const (
 // sees the mismatch at its meet.
 const pwSigWord = 0x70770000
 
-// pwLine holds a rank's ready word (at 0) and its record (at 8).
+// pwLine holds a rank's ready word (at 0), its event word (at 4), the
+// record of its send buffer (at 8) and that of its receive buffer (at 32).
 const pwLine = 64
 
 // pwRegion is the bytes of one rank's region in the data area: its line,
-// its row of done words (one per reader), and (Alltoallv/w) its count and
+// its row of transfer words (one per sender), and (Alltoallv/w) its send
+// count and displacement for every peer, then its receive count and
 // displacement for every peer. The same layout for every form, so that
 // ranks that disagree on the operation still find each other's words.
 func pwRegion(n int) int { return pwLine + (4*n+63)&^63 + (32*n+63)&^63 }
@@ -84,7 +91,7 @@ type pwAlg struct {
 
 var pwAlgs = []*pwAlg{
 	{op: coll.OpAlltoall, ok: hasSend,
-		summary: "every rank publishes its send buffer and goes on; in round k each rank copies its block straight out of rank me−k's buffer as soon as that rank is there, and waits at the end only for the readers of its own buffer",
+		summary: "every rank publishes its send buffer and goes on; each block is copied once, straight from the sender's buffer into the receiver's, by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
 		source:  sendBuf, from: alltoallFrom, to: alltoallTo, local: cannotFail(alltoallLocal)},
 	{op: coll.OpAlltoallv, v: true, ok: hasSend,
@@ -96,7 +103,7 @@ var pwAlgs = []*pwAlg{
 		cost:    "p−1 pairwise hand-offs + the blocks copied once, all ranks at once",
 		source:  sendBuf, to: pwToV, local: pwLocalV},
 	{op: coll.OpAllgather,
-		summary: "every rank publishes its block and goes on; in round k each rank copies the block of rank me−k as soon as that rank is there, and waits at the end only for the readers of its own block",
+		summary: "every rank publishes its block and goes on; each block is copied once into each peer's buffer by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
 		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal)},
 }
@@ -159,8 +166,7 @@ func runPairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	return err
 }
 
-// The values of a transfer's state word besides those of a done word
-// (pwRead, pwFailed, pwSkip; 0: nobody has taken it yet).
+// pwClaimed is the word of a transfer a rank has taken and is making.
 const pwClaimed = 4
 
 func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
