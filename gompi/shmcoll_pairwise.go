@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
@@ -17,36 +18,41 @@ import (
 // (docs/PERFORMANCE.md, "The closing step"). Here the ranks synchronize in
 // pairs, as Open MPI's pairwise exchange does:
 //
-//   - every rank writes its record (the buffer its peers read; Alltoallv/w
-//     also the count and displacement of each peer's block), zeroes its row
-//     of done words, sets its ready word and arrives at the step at once
-//     (ShmArrive): the step only keeps the scratch half from being reused
-//     while anyone still looks at it;
-//   - in round k = 1..p−1 rank r reads its block from rank (r−k) mod p as
-//     soon as that rank's ready word is set (process_vm_readv), and sets
-//     its done word in that rank's row: in each round every rank is read by
-//     one reader, rank (s+k) mod p;
-//   - before it returns, rank s waits for the done words of its own readers
-//     (in the order they come, s+1, s+2, ...), and nobody else's.
+//   - every rank writes the records of its send and receive buffers
+//     (Alltoallv/w also the count and displacement of each peer's block,
+//     both ways), zeroes its row of transfer words (one per sender), sets
+//     its ready word, bumps every peer's event word and arrives at the step
+//     at once (ShmArrive): the step only keeps the scratch half from being
+//     reused while anyone still looks at it;
+//   - each of the p(p−1) transfers is made by whichever of its two ranks
+//     takes its word first (compare-and-swap): the receiver reads the block
+//     (process_vm_readv) or the sender writes it (process_vm_writev); the
+//     rank sets the word to the outcome and bumps the other's event word;
+//   - a rank goes over its peers (r−1, r−2, ... first), takes every
+//     transfer with a ready peer that nobody has taken, and when none is
+//     left to take sleeps on its own event word (ShmAwaitChange) until a
+//     peer becomes ready or finishes a transfer with it; it returns once
+//     its 2(p−1) transfers are made.
 //
-// So a rank that loses its CPU delays the ranks it reads from and the
-// ranks that read it, not all of them. The next call's start waits only
-// until every rank has arrived at this step, which every rank did before
-// it read anything.
+// So a rank that loses its CPU delays nobody in a fixed order: the ranks
+// that run move its blocks, in and out, and when it comes back it finds
+// them moved. The next call's start waits only until every rank has
+// arrived at this step, which every rank did before it moved anything.
 //
-// A read the kernel refuses sets the done word to pwFailed and the block
-// goes as a message (the reader receives it from the owner, which sends it
-// when it sees the word). Ranks that disagree (the signature, or a count of
+// A copy the kernel refuses sets the word to pwFailed and the block goes
+// as a message (both ranks see the word: the receiver posts the receive,
+// the sender the send). Ranks that disagree (the signature, or a count of
 // Alltoallv/w) get ErrMismatch where they see it; a rank that ran another
-// algorithm arrives at the step without setting its ready word, so its
-// readers stop waiting for it once the step is released and report the
-// mismatch.
+// algorithm arrives at the step without setting its ready word, so the
+// others stop waiting for it once the step is released, drop the transfers
+// with it nobody has taken and report the mismatch.
 
-// The values of a done word (0: not yet).
+// The outcomes of a transfer, in its word (0: nobody has taken it yet;
+// pwClaimed: taken, being made).
 const (
-	pwRead   = 1 // read
-	pwFailed = 2 // the read failed: send the block as a message
-	pwSkip   = 3 // nothing read (the ranks disagree)
+	pwRead   = 1 // copied
+	pwFailed = 2 // the copy failed: send the block as a message
+	pwSkip   = 3 // nothing copied (the ranks disagree)
 )
 
 // pwSigWord is the word of this algorithm's signatures: a rank that runs
@@ -55,14 +61,16 @@ const (
 // sees the mismatch at its meet.
 const pwSigWord = 0x70770000
 
-// pwLine holds a rank's ready word (at 0) and its record (at 8).
+// pwLine holds a rank's ready word (at 0), its event word (at 4), the
+// record of its send buffer (at 8) and that of its receive buffer (at 32).
 const pwLine = 64
 
 // pwRegion is the bytes of one rank's region in the data area: its line,
-// its row of done words (one per reader), and (Alltoallv/w) its count and
+// its row of transfer words (one per sender), and (Alltoallv/w) its send
+// count and displacement for every peer, then its receive count and
 // displacement for every peer. The same layout for every form, so that
 // ranks that disagree on the operation still find each other's words.
-func pwRegion(n int) int { return pwLine + (4*n+63)&^63 + (16*n+63)&^63 }
+func pwRegion(n int) int { return pwLine + (4*n+63)&^63 + (32*n+63)&^63 }
 
 type pwAlg struct {
 	op      coll.Operation
@@ -83,7 +91,7 @@ type pwAlg struct {
 
 var pwAlgs = []*pwAlg{
 	{op: coll.OpAlltoall, ok: hasSend,
-		summary: "every rank publishes its send buffer and goes on; in round k each rank copies its block straight out of rank me−k's buffer as soon as that rank is there, and waits at the end only for the readers of its own buffer",
+		summary: "every rank publishes its send buffer and goes on; each block is copied once, straight from the sender's buffer into the receiver's, by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
 		source:  sendBuf, from: alltoallFrom, to: alltoallTo, local: cannotFail(alltoallLocal)},
 	{op: coll.OpAlltoallv, v: true, ok: hasSend,
@@ -95,7 +103,7 @@ var pwAlgs = []*pwAlg{
 		cost:    "p−1 pairwise hand-offs + the blocks copied once, all ranks at once",
 		source:  sendBuf, to: pwToV, local: pwLocalV},
 	{op: coll.OpAllgather,
-		summary: "every rank publishes its block and goes on; in round k each rank copies the block of rank me−k as soon as that rank is there, and waits at the end only for the readers of its own block",
+		summary: "every rank publishes its block and goes on; each block is copied once into each peer's buffer by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
 		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal)},
 }
@@ -158,6 +166,9 @@ func runPairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	return err
 }
 
+// pwClaimed is the word of a transfer a rank has taken and is making.
+const pwClaimed = 4
+
 func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
@@ -185,109 +196,229 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		return region(owner)[head+reader*sl:][:sl]
 	}
 	ready := func(r int) unsafe.Pointer { return unsafe.Pointer(&region(r)[0]) }
-	done := func(owner, reader int) unsafe.Pointer { return unsafe.Pointer(&region(owner)[pwLine+4*reader]) }
-	pairs := func(r int) []byte { return region(r)[pwLine+(4*n+63)&^63:] }
+	event := func(r int) unsafe.Pointer { return unsafe.Pointer(&region(r)[4]) }
+	// state is the word of the transfer from rank from to rank to, in to's row.
+	state := func(to, from int) unsafe.Pointer { return unsafe.Pointer(&region(to)[pwLine+4*from]) }
+	sendPairs := func(r int) []byte { return region(r)[pwLine+(4*n+63)&^63:] }
+	recvPairs := func(r int) []byte { return sendPairs(r)[16*n:] }
+	load := func(w unsafe.Pointer) uint32 { return atomic.LoadUint32((*uint32)(w)) }
+	claim := func(w unsafe.Pointer) bool { return atomic.CompareAndSwapUint32((*uint32)(w), 0, pwClaimed) }
 
 	// Publish and arrive.
 	src := s.source(n, me, a)
 	mine := region(me)
 	publishBuf(mine[8:8+cmaRecSize], src)
+	publishBuf(mine[32:32+cmaRecSize], a.Recv)
 	for r := range n {
-		atomic.StoreUint32((*uint32)(done(me, r)), 0)
+		atomic.StoreUint32((*uint32)(state(me, r)), 0)
 	}
 	if s.v {
-		p := pairs(me)
+		sp, rp := sendPairs(me), recvPairs(me)
 		for j := range n {
-			putPair(p[j*16:], a.SendCounts[j], a.SendDispls[j])
+			putPair(sp[j*16:], a.SendCounts[j], a.SendDispls[j])
+			putPair(rp[j*16:], a.RecvCounts[j], a.RecvDispls[j])
 		}
 	}
+	// inDone[p]: the block from p is in place; outDone[p]: p has its block
+	// (or it is in a slot, which p copies without this rank).
+	inDone, outDone, seen := make([]bool, n), make([]bool, n), make([]bool, n)
+	inDone[me], outDone[me], seen[me] = true, true, true
 	for r := range n {
 		if b := s.to(n, me, r, a); r != me && len(b) <= sl {
 			copy(slot(me, r), b)
+			outDone[r] = true
 		}
 	}
 	eng.ShmSetWord(ready(me), tag)
+	for r := range n {
+		if r != me {
+			eng.ShmAddWord(event(r), 1)
+		}
+	}
 	if err := eng.ShmArrive(); err != nil {
 		return err
 	}
-
-	// The rounds: read from me−k, say so in its row.
 	var bigs bigBlocks
-	var failed []int // the ranks whose reads failed: their blocks come as messages
-	foreign := false // a rank arrived without setting its ready word
+	bigs.fail(s.local(n, me, a))
+
+	// Every transfer between two ranks is made by whichever of the two
+	// takes its state word first: the receiver reads the block
+	// (process_vm_readv), or the sender writes it (process_vm_writev). A
+	// rank that comes late finds its blocks moved.
 	sig := scratch[me*sigSize : (me+1)*sigSize]
-	for k := 1; k < n; k++ {
-		r := (me - k + n) % n
-		ok, err := eng.ShmAwaitWordOrRelease(ready(r), tag)
+	bad := make([]bool, n)           // p's arguments disagree with this rank's
+	var failedIn, failedOut []int    // transfers whose copy failed: sent as messages
+	skipped, foreign := false, false // a transfer was dropped; a rank ran another algorithm
+	var waitFor []int
+	// finish records the state st of a transfer with p.
+	finish := func(st uint32, p int, in bool) bool {
+		switch st {
+		case 0, pwClaimed:
+			return false
+		case pwFailed:
+			if in {
+				failedIn = append(failedIn, p)
+			} else {
+				failedOut = append(failedOut, p)
+			}
+		case pwRead:
+		default: // pwSkip, or what another algorithm wrote over the word
+			skipped = true
+		}
+		return true
+	}
+	// pull moves p's block into this rank's buffer.
+	pull := func(p int) uint32 {
+		if bad[p] {
+			return pwSkip
+		}
+		var dst []byte
+		off := 0
+		if s.v {
+			c, d := getPair(sendPairs(p)[me*16:])
+			if c != a.RecvCounts[p] {
+				bigs.fail(countMismatch(p, c, me, a.RecvCounts[p]))
+				return pwSkip
+			}
+			dst, off = a.Recv[a.RecvDispls[p]:][:c], d
+		} else {
+			dst, off = s.from(n, me, p, a)
+		}
+		if len(dst) <= sl {
+			copy(dst, slot(p, me))
+		} else if peerBuf(region(p)[8:8+cmaRecSize]).read(dst, off) != nil {
+			return pwFailed
+		}
+		return pwRead
+	}
+	// push moves this rank's block for p into p's buffer.
+	push := func(p int) uint32 {
+		if bad[p] {
+			return pwSkip
+		}
+		b := s.to(n, me, p, a)
+		off := me * (len(a.Recv) / max(n, 1))
+		if s.v {
+			c, d := getPair(recvPairs(p)[me*16:])
+			if c != len(b) {
+				bigs.fail(countMismatch(me, len(b), p, c))
+				return pwSkip
+			}
+			off = d
+		}
+		if peerBuf(region(p)[32:32+cmaRecSize]).write(b, off) != nil {
+			return pwFailed
+		}
+		return pwRead
+	}
+	for {
+		e := load(event(me))
+		moved, released := false, false
+		waitFor = waitFor[:0]
+		notReady := false
+		for k := 1; k < n; k++ {
+			p := (me - k + n) % n
+			if inDone[p] && outDone[p] {
+				continue
+			}
+			waitFor = append(waitFor, p)
+			if load(ready(p)) != tag {
+				notReady = true
+				continue
+			}
+			if !seen[p] {
+				seen[p] = true
+				if theirs := scratch[p*sigSize : (p+1)*sigSize]; string(theirs) != string(sig) {
+					bad[p] = true
+					bigs.fail(fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
+						p, describeSig(theirs), me, describeSig(sig)))
+				}
+			}
+			if !inDone[p] {
+				w := state(me, p)
+				st := load(w)
+				if st == 0 && claim(w) {
+					st = pull(p)
+					eng.ShmSetWord(w, st)
+					eng.ShmAddWord(event(p), 1)
+					moved = true
+				}
+				inDone[p] = finish(st, p, true)
+			}
+			if !outDone[p] {
+				w := state(p, me)
+				st := load(w)
+				if st == 0 && claim(w) {
+					st = push(p)
+					eng.ShmSetWord(w, st)
+					eng.ShmAddWord(event(p), 1)
+					moved = true
+				}
+				outDone[p] = finish(st, p, false)
+			}
+			if inDone[p] && outDone[p] {
+				waitFor = waitFor[:len(waitFor)-1]
+			}
+		}
+		if len(waitFor) == 0 {
+			break
+		}
+		if moved {
+			continue
+		}
+		var err error
+		released, err = eng.ShmAwaitChange(event(me), e, waitFor, notReady)
 		if err != nil {
 			return err
 		}
-		theirs := scratch[r*sigSize : (r+1)*sigSize]
-		if string(theirs) != string(sig) {
-			bigs.fail(fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
-				r, describeSig(theirs), me, describeSig(sig)))
-		}
-		if !ok {
-			foreign = true
-			continue
-		}
-		state := uint32(pwSkip)
-		if string(theirs) == string(sig) {
-			var dst []byte
-			off := 0
-			if s.v {
-				c, d := getPair(pairs(r)[me*16:])
-				if c != a.RecvCounts[r] {
-					bigs.fail(countMismatch(r, c, me, a.RecvCounts[r]))
-				} else {
-					dst, off, state = a.Recv[a.RecvDispls[r]:][:c], d, pwRead
+		if released && notReady {
+			// Every rank has arrived, and one of them has not set its
+			// ready word: it ran another algorithm (the ranks disagree).
+			for _, p := range waitFor {
+				if load(ready(p)) != tag {
+					foreign = true
 				}
-			} else {
-				dst, off = s.from(n, me, r, a)
-				state = pwRead
 			}
-			if state == pwRead && len(dst) <= sl {
-				copy(dst, slot(r, me))
-			} else if state == pwRead && peerBuf(region(r)[8:8+cmaRecSize]).read(dst, off) != nil {
-				state = pwFailed
-				failed = append(failed, r)
+			if foreign {
+				break
 			}
 		}
-		eng.ShmSetWord(done(r, me), state)
 	}
 	if foreign {
-		// Some rank ran another algorithm (the ranks disagree): its writes
-		// may have overwritten any word here, and every rank of this
-		// algorithm sees it as this one does. Nobody waits or repairs.
+		// Some rank ran another algorithm: its writes may have overwritten
+		// any word here, and every rank of this algorithm sees it as this
+		// one does. No transfer of this rank's that nobody has taken is
+		// made any more (nothing is written into its buffer once it has
+		// returned); the ones taken are being made and end at once.
+		for _, p := range waitFor {
+			atomic.CompareAndSwapUint32((*uint32)(state(me, p)), 0, pwSkip)
+			atomic.CompareAndSwapUint32((*uint32)(state(p, me)), 0, pwSkip)
+		}
+		until := time.Now().Add(time.Second) // a word another algorithm overwrote may read as taken
+		for _, p := range waitFor {
+			for (load(state(me, p)) == pwClaimed || load(state(p, me)) == pwClaimed) && time.Now().Before(until) {
+				runtime.Gosched()
+			}
+		}
 		if bigs.err == nil {
 			bigs.fail(fmt.Errorf("%w: a rank ran another collective or algorithm than rank %d", coll.ErrMismatch, me))
 		}
 		return bigs.err
 	}
-	for _, r := range failed {
+	if skipped && bigs.err == nil {
+		bigs.fail(fmt.Errorf("%w: a peer of rank %d found their arguments disagree", coll.ErrMismatch, me))
+	}
+	for _, p := range failedIn {
 		var dst []byte
 		if s.v {
-			dst = a.Recv[a.RecvDispls[r]:][:a.RecvCounts[r]]
+			dst = a.Recv[a.RecvDispls[p]:][:a.RecvCounts[p]]
 		} else {
-			dst, _ = s.from(n, me, r, a)
+			dst, _ = s.from(n, me, p, a)
 		}
-		bigs.add(x.Irecv(dst, r, cmaRepairTag))
+		bigs.add(x.Irecv(dst, p, cmaRepairTag))
 	}
-	bigs.fail(s.local(n, me, a))
-
-	// Keep the buffer until its readers are done with it: me+1 first.
-	for k := 1; k < n; k++ {
-		r := (me + k) % n
-		if len(s.to(n, me, r, a)) <= sl {
-			continue // in its slot: nothing of this rank's buffer is read
-		}
-		w := done(me, r)
-		if err := eng.ShmAwaitCountFrom(w, pwRead, r); err != nil {
-			return err
-		}
-		if atomic.LoadUint32((*uint32)(w)) == pwFailed {
-			bigs.add(x.Isend(s.to(n, me, r, a), r, cmaRepairTag))
-		}
+	for _, p := range failedOut {
+		bigs.add(x.Isend(s.to(n, me, p, a), p, cmaRepairTag))
 	}
 	runtime.KeepAlive(src)
 	return bigs.wait()

@@ -70,3 +70,50 @@ func (c *Comm) ShmAwaitCountFrom(w unsafe.Pointer, v uint32, peer int) error {
 	}
 	return nil
 }
+
+// ShmAddWord adds d to the word at w (in ShmScratch) and wakes the ranks
+// waiting on it (ShmAwaitChange).
+func (c *Comm) ShmAddWord(w unsafe.Pointer, d uint32) {
+	c.shmCtl().AddWord((*uint32)(w), d)
+}
+
+// ShmAwaitChange waits until the word at w (in ShmScratch) no longer holds
+// old or, with release, until the step this rank last arrived at is
+// released; it reports whether that step is released. It fails if the job
+// aborts, the wait times out, or one of peers (members) is gone, but not
+// when another member is gone (one that finished its part and left).
+func (c *Comm) ShmAwaitChange(w unsafe.Pointer, old uint32, peers []int, release bool) (bool, error) {
+	q := (*uint32)(w)
+	k, n := c.shmSeq-1, c.size
+	ctl := c.shmCtl()
+	done := func() bool { return atomic.LoadUint32(q) != old || release && ctl.Released(k, n) }
+	if done() {
+		return ctl.Released(k, n), nil
+	}
+	pr := c.p
+	pr.enterWait()
+	defer pr.leaveWait()
+	var b backoff
+	for !done() {
+		if !b.pausing(pr) {
+			continue
+		}
+		if !done() {
+			ctl.SleepWord(q, old, pr.pol.nap) // a release does not wake it: the nap bounds that wait
+		}
+		if done() {
+			break
+		}
+		if err := pr.check(nil, b.start); err != nil {
+			return false, err
+		}
+		for _, r := range peers {
+			if pr.peerGone(c.members[r]) {
+				return false, &base.Error{Op: "collective", Rank: c.rank, Peer: r, Tag: -1, Err: base.ErrPeerLost,
+					Detail: fmt.Sprintf("rank %d left while rank %d waited for it in a collective", r, c.rank),
+					Hint:   base.HintPeerLost}
+			}
+		}
+	}
+	return ctl.Released(k, n), nil
+}
