@@ -22,23 +22,32 @@ import (
 //
 // NoteSource is called with every buffer a peer is about to copy out of
 // (or into) with cross-memory attach. It counts, per 2 MiB page that the
-// buffer covers at least half of (hugeRange), how often that page has been a source; at the
-// second time a background goroutine asks the kernel to back the page by a
-// huge page (madvise MADV_HUGEPAGE, then MADV_COLLAPSE, Linux 6.1+). The
-// collapse copies the page once (milliseconds); a buffer sent once is
-// never touched, and the caller never waits for it. The contents do not
-// change: collapsing is what khugepaged does in the background anyway.
+// buffer covers at least half of (hugeRange), how often that page has been
+// a source; at the hugeSeen-th time a background goroutine asks the kernel
+// to back the page by a huge page (madvise MADV_HUGEPAGE, then
+// MADV_COLLAPSE, Linux 6.1+). The collapse copies the page once
+// (milliseconds); a buffer sent a few times is never touched, and the
+// caller never waits for it. The contents do not change: collapsing is
+// what khugepaged does in the background anyway. The first self-copy
+// microbenchmark (4 MiB, minimum per call): both sides 4 KiB pages 226-320
+// µs; source huge 94-116; destination huge only 219-329; both huge 87-103:
+// the source's pages are what count.
+//
 // GOMPI_SHM_THP=0 turns it off; it is off where THP is "never" or pages are
 // not 4 KiB.
 
 const hugePage = 2 << 20
 
 // hugeSeen is how many times a page must be a source before it is
-// collapsed: 2, so that a buffer sent once costs nothing. The page is
-// queued again at its next send (hugeSeen+1), in case the first collapse
-// failed because the peer had the page pinned at that moment; a page
-// already huge returns at once.
-const hugeSeen = 2
+// collapsed. A collapse costs 0.8 ms per 2 MiB page at best on the test
+// machine (p50 6 ms at load average 21: it allocates, maybe compacts, and
+// copies), and saves some 50 µs per 2 MiB on every later copy: it pays
+// for itself after 15 to 20 sends. 16, so that a buffer sent a few times
+// costs nothing and one sent in a loop is collapsed early in the loop. The
+// page is queued again at its next send (hugeSeen+1), in case the first
+// collapse failed because the peer had the page pinned at that moment; a
+// page already huge returns at once.
+const hugeSeen = 16
 
 // hugeMaxPages bounds the table of pages seen; it is cleared when full.
 const hugeMaxPages = 1 << 14

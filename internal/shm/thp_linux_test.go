@@ -62,24 +62,26 @@ func withFakeAdvise(t *testing.T, f func(got func() []uintptr)) {
 	})
 }
 
-func TestNoteSourceCollapsesOnSecondSend(t *testing.T) {
+func TestNoteSourceCollapsesHotPages(t *testing.T) {
 	withFakeAdvise(t, func(got func() []uintptr) {
 		buf := make([]byte, 3*hugePage)
 		lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
 		pages := int((hi - lo) / hugePage)
-		NoteSource(buf)
+		for range hugeSeen - 1 {
+			NoteSource(buf)
+		}
 		if c := got(); len(c) != 0 {
-			t.Fatalf("after one send: %d collapses, want none", len(c))
+			t.Fatalf("after %d sends: %d collapses, want none", hugeSeen-1, len(c))
 		}
 		NoteSource(buf)
 		if c := got(); len(c) != pages {
-			t.Fatalf("after two sends: %d collapses, want %d", len(c), pages)
+			t.Fatalf("after %d sends: %d collapses, want %d", hugeSeen, len(c), pages)
 		}
-		NoteSource(buf) // the retry
-		NoteSource(buf)
-		NoteSource(buf)
+		for range 5 {
+			NoteSource(buf) // the first is the retry
+		}
 		if c := got(); len(c) != 2*pages {
-			t.Fatalf("after five sends: %d collapses, want %d (once more, then never)", len(c), 2*pages)
+			t.Fatalf("after %d sends: %d collapses, want %d (once more, then never)", hugeSeen+5, len(c), 2*pages)
 		}
 		NoteSource(buf[:hugePage/2-1]) // too small to count
 		NoteSource(nil)
@@ -98,7 +100,7 @@ func TestNoteSourceKeepsContents(t *testing.T) {
 		buf[i] = byte(i * 7)
 	}
 	want := bytes.Clone(buf)
-	for range 3 {
+	for range hugeSeen + 1 {
 		NoteSource(buf)
 	}
 	// Let the worker collapse while this goroutine reads and writes.
