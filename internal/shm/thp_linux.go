@@ -24,9 +24,8 @@ import (
 // (or into) with cross-memory attach. It counts, per 2 MiB page that the
 // buffer covers at least half of (hugeRange), how often that page has been
 // a source; at the hugeSeen-th time a background goroutine asks the kernel
-// to back the page by a huge page (madvise MADV_HUGEPAGE, then
-// MADV_COLLAPSE, Linux 6.1+). The collapse copies the page once
-// (milliseconds); a buffer sent a few times is never touched, and the
+// to back the page by a huge page (madvise MADV_COLLAPSE, Linux 6.1+).
+// The collapse copies the page once (milliseconds); a buffer sent a few times is never touched, and the
 // caller never waits for it. The contents do not change: collapsing is
 // what khugepaged does in the background anyway. The first self-copy
 // microbenchmark (4 MiB, minimum per call): both sides 4 KiB pages 226-320
@@ -77,11 +76,14 @@ func thpAvailable() bool {
 	return err == nil && !strings.Contains(string(b), "[never]")
 }
 
-// madviseHuge asks for a huge page under [addr, addr+n). Errors (an old
-// kernel without MADV_COLLAPSE, no free huge page, memory that is not
-// anonymous) leave the page as it was, which is only slower.
+// madviseHuge asks for a huge page under [addr, addr+n) with
+// MADV_COLLAPSE alone, which works in the "madvise" mode without marking
+// the range: MADV_HUGEPAGE would mark it, and so split the heap's mapping
+// into three at every page (a process has at most vm.max_map_count
+// mappings). With MADV_COLLAPSE alone /proc/self/maps keeps its length. Errors (a kernel
+// before 6.1, no free huge page, memory that is not anonymous) leave the
+// page as it was, which is only slower.
 func madviseHuge(addr, n uintptr) {
-	unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_HUGEPAGE)
 	unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_COLLAPSE)
 }
 
