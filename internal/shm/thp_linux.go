@@ -57,7 +57,7 @@ var huge struct {
 	mu     sync.Mutex
 	seen   map[uintptr]uint8
 	work   chan uintptr
-	advise func(addr, n uintptr) // the madvise calls; tests replace it
+	advise func(addr, n uintptr) (again bool) // the madvise call; tests replace it
 }
 
 func hugeInit() {
@@ -82,9 +82,12 @@ func thpAvailable() bool {
 // into three at every page (a process has at most vm.max_map_count
 // mappings). With MADV_COLLAPSE alone /proc/self/maps keeps its length. Errors (a kernel
 // before 6.1, no free huge page, memory that is not anonymous) leave the
-// page as it was, which is only slower.
-func madviseHuge(addr, n uintptr) {
-	unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_COLLAPSE)
+// page as it was, which is only slower. again reports a failure that may
+// pass: EAGAIN (a page of it was pinned, by the peer's copy most likely, or
+// locked) or ENOMEM (no free huge page just then).
+func madviseHuge(addr, n uintptr) (again bool) {
+	_, _, e := unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_COLLAPSE)
+	return e == unix.EAGAIN || e == unix.ENOMEM
 }
 
 // NoteSource notes that a peer is about to copy buf's pages with
@@ -130,10 +133,19 @@ func NoteSource(buf []byte) {
 
 // hugeWorker collapses the pages queued by NoteSource, one at a time. The
 // addresses are of memory that stays mapped (Go never unmaps its heap; a
-// buffer outside it that is gone makes madvise fail, which is ignored).
-func hugeWorker(work <-chan uintptr, advise func(addr, n uintptr)) {
+// buffer outside it that is gone makes madvise fail, which is ignored). A
+// page whose collapse may pass later (the peer had it pinned: a buffer that
+// is copied from most of the time, the root's of a Bcast in a loop) starts
+// its count again, and is tried once more after another hugeSeen sends.
+func hugeWorker(work <-chan uintptr, advise func(addr, n uintptr) bool) {
 	for a := range work {
-		advise(a, hugePage)
+		if advise(a, hugePage) {
+			huge.mu.Lock()
+			if huge.seen[a] > hugeSeen {
+				huge.seen[a] = 0
+			}
+			huge.mu.Unlock()
+		}
 	}
 }
 

@@ -29,19 +29,20 @@ func TestHugeRange(t *testing.T) {
 }
 
 // withFakeAdvise runs f with the madvise calls replaced by a recorder.
-func withFakeAdvise(t *testing.T, f func(got func() []uintptr)) {
+func withFakeAdvise(t *testing.T, again bool, f func(got func() []uintptr)) {
 	hugeInit()
 	var mu sync.Mutex
 	var calls []uintptr
 	on, advise, work := huge.on, huge.advise, huge.work
 	huge.on = true
-	huge.advise = func(a, n uintptr) {
+	huge.advise = func(a, n uintptr) bool {
 		if n != hugePage || a%hugePage != 0 {
 			t.Errorf("advise(%#x, %#x): not one aligned huge page", a, n)
 		}
 		mu.Lock()
 		calls = append(calls, a)
 		mu.Unlock()
+		return again
 	}
 	huge.work = nil
 	clear(huge.seen)
@@ -63,7 +64,7 @@ func withFakeAdvise(t *testing.T, f func(got func() []uintptr)) {
 }
 
 func TestNoteSourceCollapsesHotPages(t *testing.T) {
-	withFakeAdvise(t, func(got func() []uintptr) {
+	withFakeAdvise(t, false, func(got func() []uintptr) {
 		buf := make([]byte, 3*hugePage)
 		lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
 		pages := int((hi - lo) / hugePage)
@@ -113,4 +114,27 @@ func TestNoteSourceKeepsContents(t *testing.T) {
 	if !bytes.Equal(buf, want) {
 		t.Fatal("the buffer changed under the collapse")
 	}
+}
+
+// TestNoteSourceRetriesBusyPages: a collapse that may pass later (EAGAIN:
+// the peer had the page pinned) starts the page's count again.
+func TestNoteSourceRetriesBusyPages(t *testing.T) {
+	withFakeAdvise(t, true, func(got func() []uintptr) {
+		buf := make([]byte, 3*hugePage)
+		lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
+		pages := int((hi - lo) / hugePage)
+		for range hugeSeen + 1 {
+			NoteSource(buf)
+		}
+		first := len(got())
+		if first < pages {
+			t.Fatalf("after %d sends: %d collapses, want at least %d", hugeSeen+1, first, pages)
+		}
+		for range hugeSeen + 1 {
+			NoteSource(buf)
+		}
+		if c := got(); len(c) < first+pages {
+			t.Fatalf("after %d more sends of busy pages: %d collapses, want at least %d", hugeSeen+1, len(c), first+pages)
+		}
+	})
 }
