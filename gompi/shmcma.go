@@ -63,6 +63,7 @@ func publishBuf(rec, buf []byte) {
 	binary.LittleEndian.PutUint64(rec[0:], uint64(selfPID))
 	binary.LittleEndian.PutUint64(rec[8:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(len(buf)))
+	shm.NoteSource(buf) // huge pages under a buffer published again and again
 }
 
 // remoteBuf is a buffer a peer published.

@@ -122,6 +122,9 @@ func (p *Proc) trySend(o *peerOut, r *Request, li int) sendResult {
 		// heap does not move, and r keeps the slice alive until the fin.
 		c.Addr = uint64(uintptr(unsafe.Pointer(&r.buf[0])))
 		c.SReq = p.register(r)
+		if !p.cmaOff.Load() {
+			shm.NoteSource(r.buf[:n]) // huge pages under a buffer sent again and again
+		}
 	}
 	if box != nil {
 		box.Write(shm.BoxCellRef, r.tag, r.ctx, cell, nil) // Fits said yes

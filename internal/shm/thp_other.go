@@ -1,0 +1,6 @@
+//go:build !linux
+
+package shm
+
+// NoteSource does nothing off Linux: there is no cross-memory attach.
+func NoteSource(buf []byte) {}
