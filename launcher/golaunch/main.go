@@ -49,7 +49,7 @@ func run(args []string) int {
 	fs.StringArrayVarP(&env, "env", "x", nil, "pass VAR (its value here) or VAR=VALUE to every rank; repeatable")
 	timeout := fs.Duration("timeout", 0, "stop the whole job after this long (e.g. 30s, 5m); 0 means never")
 	bindTo := hwtopo.BindNone
-	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them)")
+	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them); default none, core where ranks are 4 times the usable CPUs or more")
 	mapBy := hwtopo.MapByCore
 	mapByArg := fs.String("map-by", "", "order in which ranks take cores: core (fill a socket first) or socket (round-robin);\nwith several hosts, in which they take hosts: slot (fill each host in turn) or node (round-robin)")
 	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
@@ -220,12 +220,20 @@ a note, or are refused with the gompi way: see docs/LAUNCH.md.
 	if len(hosts) > 0 && bindTo != hwtopo.BindNone {
 		fmt.Fprintln(os.Stderr, "golaunch: warning: --bind-to applies to ranks on this host only; ranks started through agents are not bound")
 	}
+	autoBind := !fs.Changed("bind-to") && len(hosts) == 0 && crowdedBinding(*n, launcher.UsableCPUs()) != hwtopo.BindNone // crowdbind.go
+	if autoBind {
+		bindTo = crowdedBinding(*n, launcher.UsableCPUs())
+	}
 	plan, err := topo.Plan(*n, mapBy, bindTo)
+	if err != nil && autoBind {
+		autoBind, bindTo = false, hwtopo.BindNone // the automatic binding is only an optimization
+		plan, err = topo.Plan(*n, mapBy, bindTo)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "golaunch: placing %d ranks: %v\n", *n, err)
 		return 2
 	}
-	if w := plan.Warning(); w != "" && bindTo != hwtopo.BindNone {
+	if w := plan.Warning(); w != "" && bindTo != hwtopo.BindNone && !autoBind {
 		fmt.Fprintf(os.Stderr, "golaunch: warning: %s\n", w)
 	}
 	if *report {
