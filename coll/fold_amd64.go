@@ -8,34 +8,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The AVX2 kernels of fold_amd64.s.
-func addF32AVX2(in, inout *byte, n int)
-func addF64AVX2(in, inout *byte, n int)
-func mulF32AVX2(in, inout *byte, n int)
-func mulF64AVX2(in, inout *byte, n int)
-func addI8AVX2(in, inout *byte, n int)
-func addI16AVX2(in, inout *byte, n int)
-func addI32AVX2(in, inout *byte, n int)
-func addI64AVX2(in, inout *byte, n int)
-func mulI16AVX2(in, inout *byte, n int)
-func mulI32AVX2(in, inout *byte, n int)
-func andAVX2(in, inout *byte, n int)
-func orAVX2(in, inout *byte, n int)
-func xorAVX2(in, inout *byte, n int)
-func minI8AVX2(in, inout *byte, n int)
-func minI16AVX2(in, inout *byte, n int)
-func minI32AVX2(in, inout *byte, n int)
-func minU8AVX2(in, inout *byte, n int)
-func minU16AVX2(in, inout *byte, n int)
-func minU32AVX2(in, inout *byte, n int)
-func maxI8AVX2(in, inout *byte, n int)
-func maxI16AVX2(in, inout *byte, n int)
-func maxI32AVX2(in, inout *byte, n int)
-func maxU8AVX2(in, inout *byte, n int)
-func maxU16AVX2(in, inout *byte, n int)
-func maxU32AVX2(in, inout *byte, n int)
-
-// The three-operand kernels of fold3_amd64.s: out = a ∘ b.
+// The AVX2 kernels of fold_amd64.s: out = a ∘ b. The two-operand fold
+// (inout = in ∘ inout) is the same kernel with out = inout.
 func addF32AVX2x3(a, b, out *byte, n int)
 func addF64AVX2x3(a, b, out *byte, n int)
 func mulF32AVX2x3(a, b, out *byte, n int)
@@ -65,23 +39,22 @@ func maxU32AVX2x3(a, b, out *byte, n int)
 // useAVX2 is false to time or test the scalar loops (export_test.go).
 var useAVX2 = cpu.X86.HasAVX2
 
-// kernels pairs each two-operand kernel with its three-operand form.
-type kernels struct {
-	k2 foldKernel
-	k3 foldKernel3
-}
-
 // vectorKernel returns the AVX2 folds of the predefined operator name over
 // elements of kind (size bytes), two- and three-operand, or nils.
 func vectorKernel(name string, kind reflect.Kind, size int) (foldKernel, foldKernel3) {
 	if !useAVX2 {
 		return nil, nil
 	}
-	k := vectorKernels(name, kind, size)
-	return k.k2, k.k3
+	k3 := vectorFoldKernel3(name, kind, size)
+	if k3 == nil {
+		return nil, nil
+	}
+	// The kernel loads in, then inout, and stores to out: with out =
+	// inout it is the two-operand fold, operand for operand.
+	return func(in, inout *byte, n int) { k3(in, inout, inout, n) }, k3
 }
 
-func vectorKernels(name string, kind reflect.Kind, size int) kernels {
+func vectorFoldKernel3(name string, kind reflect.Kind, size int) foldKernel3 {
 	signed, unsigned, float := false, false, false
 	switch kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -91,10 +64,10 @@ func vectorKernels(name string, kind reflect.Kind, size int) kernels {
 	case reflect.Float32, reflect.Float64:
 		float = true
 	default:
-		return kernels{}
+		return nil
 	}
 	integer := signed || unsigned
-	pick := func(k8, k16, k32, k64 kernels) kernels {
+	pick := func(k8, k16, k32, k64 foldKernel3) foldKernel3 {
 		switch size {
 		case 1:
 			return k8
@@ -105,31 +78,31 @@ func vectorKernels(name string, kind reflect.Kind, size int) kernels {
 		case 8:
 			return k64
 		}
-		return kernels{}
+		return nil
 	}
 	switch {
 	case name == "sum" && float:
-		return pick(kernels{}, kernels{}, kernels{addF32AVX2, addF32AVX2x3}, kernels{addF64AVX2, addF64AVX2x3})
+		return pick(nil, nil, addF32AVX2x3, addF64AVX2x3)
 	case name == "prod" && float:
-		return pick(kernels{}, kernels{}, kernels{mulF32AVX2, mulF32AVX2x3}, kernels{mulF64AVX2, mulF64AVX2x3})
+		return pick(nil, nil, mulF32AVX2x3, mulF64AVX2x3)
 	case name == "sum" && integer:
-		return pick(kernels{addI8AVX2, addI8AVX2x3}, kernels{addI16AVX2, addI16AVX2x3}, kernels{addI32AVX2, addI32AVX2x3}, kernels{addI64AVX2, addI64AVX2x3})
+		return pick(addI8AVX2x3, addI16AVX2x3, addI32AVX2x3, addI64AVX2x3)
 	case name == "prod" && integer:
-		return pick(kernels{}, kernels{mulI16AVX2, mulI16AVX2x3}, kernels{mulI32AVX2, mulI32AVX2x3}, kernels{})
+		return pick(nil, mulI16AVX2x3, mulI32AVX2x3, nil)
 	case name == "band" && integer:
-		return kernels{andAVX2, andAVX2x3}
+		return andAVX2x3
 	case name == "bor" && integer:
-		return kernels{orAVX2, orAVX2x3}
+		return orAVX2x3
 	case name == "bxor" && integer:
-		return kernels{xorAVX2, xorAVX2x3}
+		return xorAVX2x3
 	case name == "min" && signed:
-		return pick(kernels{minI8AVX2, minI8AVX2x3}, kernels{minI16AVX2, minI16AVX2x3}, kernels{minI32AVX2, minI32AVX2x3}, kernels{})
+		return pick(minI8AVX2x3, minI16AVX2x3, minI32AVX2x3, nil)
 	case name == "min" && unsigned:
-		return pick(kernels{minU8AVX2, minU8AVX2x3}, kernels{minU16AVX2, minU16AVX2x3}, kernels{minU32AVX2, minU32AVX2x3}, kernels{})
+		return pick(minU8AVX2x3, minU16AVX2x3, minU32AVX2x3, nil)
 	case name == "max" && signed:
-		return pick(kernels{maxI8AVX2, maxI8AVX2x3}, kernels{maxI16AVX2, maxI16AVX2x3}, kernels{maxI32AVX2, maxI32AVX2x3}, kernels{})
+		return pick(maxI8AVX2x3, maxI16AVX2x3, maxI32AVX2x3, nil)
 	case name == "max" && unsigned:
-		return pick(kernels{maxU8AVX2, maxU8AVX2x3}, kernels{maxU16AVX2, maxU16AVX2x3}, kernels{maxU32AVX2, maxU32AVX2x3}, kernels{})
+		return pick(maxU8AVX2x3, maxU16AVX2x3, maxU32AVX2x3, nil)
 	}
-	return kernels{}
+	return nil
 }
