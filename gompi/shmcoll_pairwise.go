@@ -311,9 +311,23 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		}
 		return pwRead
 	}
+	moved := false
+	// take makes the transfer with p behind state word w by move if no rank
+	// has taken it, tells p, and returns the transfer's state.
+	take := func(w unsafe.Pointer, p int, move func(int) uint32) uint32 {
+		st := load(w)
+		if st == 0 && claim(w) {
+			st = move(p)
+			eng.ShmSetWord(w, st)
+			eng.ShmAddWord(event(p), 1)
+			moved = true
+		}
+		return st
+	}
 	for {
 		e := load(event(me))
-		moved, released := false, false
+		released := false
+		moved = false
 		waitFor = waitFor[:0]
 		notReady := false
 		for k := 1; k < n; k++ {
@@ -335,26 +349,10 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 				}
 			}
 			if !inDone[p] {
-				w := state(me, p)
-				st := load(w)
-				if st == 0 && claim(w) {
-					st = pull(p)
-					eng.ShmSetWord(w, st)
-					eng.ShmAddWord(event(p), 1)
-					moved = true
-				}
-				inDone[p] = finish(st, p, true)
+				inDone[p] = finish(take(state(me, p), p, pull), p, true)
 			}
 			if !outDone[p] {
-				w := state(p, me)
-				st := load(w)
-				if st == 0 && claim(w) {
-					st = push(p)
-					eng.ShmSetWord(w, st)
-					eng.ShmAddWord(event(p), 1)
-					moved = true
-				}
-				outDone[p] = finish(st, p, false)
+				outDone[p] = finish(take(state(p, me), p, push), p, false)
 			}
 			if inDone[p] && outDone[p] {
 				waitFor = waitFor[:len(waitFor)-1]
