@@ -301,8 +301,12 @@ func sum(xs []int) int {
 
 // check validates a's arguments for op on rank r of n.
 func check(op Operation, n, r int, a *Args) (int, error) {
-	i := opIndex(op)
-	if i < 0 {
+	return checkAt(opIndex(op), op, n, r, a)
+}
+
+// checkAt is check with op's index i (opIndex) known.
+func checkAt(i int, op Operation, n, r int, a *Args) (int, error) {
+	if i < 0 || i >= len(opInfoList) {
 		return 0, argErr("unknown operation %q", op)
 	}
 	info := opInfoList[i]

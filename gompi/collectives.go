@@ -147,10 +147,24 @@ type collComm struct {
 	algo        string    // the algorithm the call runs (coll.AlgorithmObserver), for the trace
 
 	line shmLineCall // a two-rank shm call's data beside the arrival words (shmcoll_line.go)
+
+	r    Routine    // the blocking call's routine: its entry in fast
+	fast *fastCache // the blocking calls' kept choices (collfast.go)
 }
 
-// RunningAlgorithm records the algorithm coll chose for the call.
-func (x *collComm) RunningAlgorithm(_ coll.Operation, name string) { x.algo = name }
+// RunningAlgorithm records the algorithm coll chose for the call. A blocking
+// call takes its tag base here, once its algorithm is known, unless that
+// algorithm sends no messages (collfast.go).
+func (x *collComm) RunningAlgorithm(_ coll.Operation, name string) {
+	x.algo = name
+	if x.base == tagsUndecided {
+		if taglessAlgorithm(x.r, name) {
+			x.base = tagsNone
+		} else {
+			x.base = x.c.c.CollTagBase()
+		}
+	}
+}
 
 // with stores the call's arguments in the adapter and returns them.
 func (x *collComm) with(a coll.Args) *coll.Args {
@@ -243,7 +257,9 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 		tok = b.begin(&oc, &Event{Routine: r, Comm: c, Peer: root, Tag: -1, Bytes: n})
 	}
 	x := &c.bx
-	x.c, x.base, x.nonblocking, x.algo = c, c.c.CollTagBase(), false, ""
+	// The tag base is taken once the algorithm is known: none for a
+	// shared-memory step (RunningAlgorithm, collfast.go).
+	x.c, x.base, x.nonblocking, x.algo, x.r = c, tagsUndecided, false, "", r
 	// Under the race detector a collective orders what ranks did before
 	// it against what they do after it, as it does in fact: the steps
 	// through the shared segment are invisible to the detector, and a
@@ -311,13 +327,13 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier(opts ...CollOption) error {
-	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return coll.Call(x, coll.OpBarrier, x.with(coll.Args{}), opts...) })
+	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return x.call(coll.OpBarrier, x.with(coll.Args{}), opts) })
 }
 
 // Bcast copies buf of rank root into buf of every rank (same length everywhere).
 func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error {
-		return coll.Call(x, coll.OpBcast, x.with(coll.Args{Recv: buf, Root: root}), opts...)
+		return x.call(coll.OpBcast, x.with(coll.Args{Recv: buf, Root: root}), opts)
 	})
 }
 
@@ -329,7 +345,7 @@ func (c *Comm) Reduce(send, recv []byte, op AnyOp, root int, opts ...CollOption)
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpReduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o, Root: root}), opts...)
+		return x.call(coll.OpReduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o, Root: root}), opts)
 	})
 }
 
@@ -340,7 +356,7 @@ func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error 
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpAllreduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
+		return x.call(coll.OpAllreduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
 	})
 }
 
@@ -348,14 +364,14 @@ func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error 
 // i*len(send). In place at root: send InPlace[byte]().
 func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineGather, root, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpGather, x.with(coll.Args{Send: inPlace(send), Recv: recv, Root: root}), opts...)
+		return x.call(coll.OpGather, x.with(coll.Args{Send: inPlace(send), Recv: recv, Root: root}), opts)
 	})
 }
 
 // Gatherv is Gather with per-rank byte counts and displacements (read at root).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
 	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpGatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts...)
+		return x.call(coll.OpGatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts)
 	})
 }
 
@@ -363,28 +379,28 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts .
 // place at root: recv nil.
 func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScatter, x.with(coll.Args{Send: send, Recv: inPlace(recv), Root: root}), opts...)
+		return x.call(coll.OpScatter, x.with(coll.Args{Send: send, Recv: inPlace(recv), Root: root}), opts)
 	})
 }
 
 // Scatterv is Scatter with per-rank byte counts and displacements (read at root).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: inPlace(recv), Root: root}), opts...)
+		return x.call(coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: inPlace(recv), Root: root}), opts)
 	})
 }
 
 // Allgather is Gather with the result on every rank. In place: send InPlace[byte]().
 func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAllgather, -1, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllgather, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts...)
+		return x.call(coll.OpAllgather, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts)
 	})
 }
 
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
 	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
-		return coll.Call(x, coll.OpAllgatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts...)
+		return x.call(coll.OpAllgatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts)
 	})
 }
 
@@ -392,14 +408,14 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollO
 // recv. In place: send InPlace[byte]().
 func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAlltoall, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoall, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts...)
+		return x.call(coll.OpAlltoall, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts)
 	})
 }
 
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoallv, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
+		return x.call(coll.OpAlltoallv, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
 	})
 }
 
@@ -407,7 +423,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // counts and displacements (MPI_Alltoallw over a runtime without datatypes).
 func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
-		return coll.Call(x, coll.OpAlltoallw, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts...)
+		return x.call(coll.OpAlltoallw, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
 	})
 }
 
@@ -419,7 +435,7 @@ func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpReduceScatter, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, Op: o}), opts...)
+		return x.call(coll.OpReduceScatter, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, Op: o}), opts)
 	})
 }
 
@@ -430,7 +446,7 @@ func (c *Comm) ReduceScatterBlock(send, recv []byte, op AnyOp, opts ...CollOptio
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpReduceScatterBlock, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
+		return x.call(coll.OpReduceScatterBlock, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
 	})
 }
 
@@ -441,7 +457,7 @@ func (c *Comm) Scan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpScan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
+		return x.call(coll.OpScan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
 	})
 }
 
@@ -453,6 +469,6 @@ func (c *Comm) Exscan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 		if err != nil {
 			return err
 		}
-		return coll.Call(x, coll.OpExscan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts...)
+		return x.call(coll.OpExscan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
 	})
 }

@@ -1,0 +1,131 @@
+package gompi
+
+import "github.com/gompi/gompi/coll"
+
+// The small blocking collective's fast path. A two-rank Bcast of 8 bytes
+// costs some 500 ns, of which the selection (merging the options, looking the
+// operation up by name four times, the communicator's and the
+// environment's choices, the table's rules, the algorithms' Available
+// functions) and the tag counter's atomic add took a sixth on every call.
+// A communicator's blocking calls therefore keep, per routine, the
+// algorithm chosen for the last call of that routine and the inputs it was
+// chosen from; a call whose inputs are the same runs it at once. The
+// arguments are still checked on every call (coll.CheckRef: the same
+// errors as before).
+//
+// What the choice depends on, and so what the entry keeps and compares:
+//   - coll's selection (registry, tables, GOMPI_COLL_* overrides):
+//     coll.CurrentSelection, which changes whenever any of them does;
+//   - the communicator's own choices (SetAlgorithm): the collConfig map,
+//     copied on write, so its pointer changes with every SetAlgorithm;
+//   - whether single copy is agreed on (comm.cma): the "cma" algorithms'
+//     and the chain's Available read it;
+//   - the call's arguments as the Available functions read them: the
+//     lengths of send and receive buffers, whether either is nil (in place),
+//     the root, whether the operator is commutative. Calls with per-rank
+//     counts (the v forms, Reduce_scatter), and calls with options
+//     (WithAlgorithm, WithSegmentSize), always choose afresh.
+//
+// Tags. A call that runs point-to-point takes its tag base when it is known
+// to (collComm.RunningAlgorithm, before the algorithm runs); a call that runs
+// as one of the plain shared-memory steps (shmAlgs), which send no
+// messages, takes none. Every rank makes the same choice for the same call
+// (selection is a function of what all ranks agree on), so every rank takes
+// the same bases in the same order, and point-to-point calls between shm
+// steps still match (collfast_test.go).
+
+// Tag bases of a blocking call's adapter (collComm.base) before and after
+// the algorithm is known.
+const (
+	tagsUndecided = -1 // set by collective: the algorithm is not chosen yet
+	tagsNone      = -2 // a plain shm step: no messages, no tags
+)
+
+// fastRoutines is the number of blocking collective routines (RoutineBarrier
+// to RoutineExscan).
+const fastRoutines = int(RoutineExscan-RoutineBarrier) + 1
+
+// fastEntry is one routine's kept choice.
+type fastEntry struct {
+	alg     *coll.Algorithm
+	tagless bool
+	ref     coll.OpRef
+	sel     coll.Selection
+	conf    *map[coll.Operation]string
+	cma     int32
+	nSend   int // len(send), -1 for nil
+	nRecv   int // len(recv), -1 for nil
+	root    int
+	commut  bool
+	refDone bool
+}
+
+// fastCache is a communicator's kept choices, by routine.
+type fastCache [fastRoutines]fastEntry
+
+// lenOrNil is len(b), -1 for nil.
+func lenOrNil(b []byte) int {
+	if b == nil {
+		return -1
+	}
+	return len(b)
+}
+
+// call runs one blocking collective call of op with arguments a on the
+// communicator's adapter (collective), through the kept choice where it
+// holds.
+func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) error {
+	i := int(x.r) - int(RoutineBarrier)
+	if len(opts) != 0 || x.nonblocking || x.base != tagsUndecided || i < 0 || i >= fastRoutines ||
+		a.SendCounts != nil || a.RecvCounts != nil || a.SendDispls != nil || a.RecvDispls != nil {
+		return coll.Call(x, op, a, opts...) // tags: RunningAlgorithm
+	}
+	c := x.c
+	if x.fast == nil {
+		x.fast = new(fastCache) // once per communicator (x is its adapter, Comm.bx)
+	}
+	e := &x.fast[i]
+	if !e.refDone {
+		e.ref, e.refDone = coll.RefOf(op), true
+	}
+	bytes, err := coll.CheckRef(x, op, e.ref, a)
+	if err != nil {
+		return err
+	}
+	sel, conf, cma := coll.CurrentSelection(), c.colls.m.Load(), c.cma.Load()
+	nSend, nRecv, commut := lenOrNil(a.Send), lenOrNil(a.Recv), a.Op.Commutative
+	if e.alg == nil || e.sel != sel || e.conf != conf || e.cma != cma || e.nSend != nSend ||
+		e.nRecv != nRecv || e.root != a.Root || e.commut != commut {
+		alg, err := coll.SelectFor(x, op, a, bytes)
+		if err != nil {
+			e.alg = nil
+			return err
+		}
+		e.alg, e.tagless = alg, taglessAlgorithm(x.r, alg.Name)
+		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
+	}
+	if e.tagless {
+		x.base = tagsNone
+	} else {
+		x.base = c.c.CollTagBase()
+	}
+	return coll.RunChosen(x, op, e.alg, a)
+}
+
+// taglessAlgorithm reports whether algorithm name, run for blocking routine
+// r, sends no messages: the plain shared-memory steps (shmAlgs; the forms
+// with per-rank counts send the blocks too large for their slots
+// point-to-point). By routine, not by operation name: RunningAlgorithm asks
+// on every call that chooses afresh (TestTaglessRoutinesAreShmAlgs keeps
+// the list and shmAlgs alike).
+func taglessAlgorithm(r Routine, name string) bool {
+	if name != "shm" {
+		return false
+	}
+	switch r {
+	case RoutineBarrier, RoutineBcast, RoutineReduce, RoutineAllreduce, RoutineGather, RoutineScatter,
+		RoutineAllgather, RoutineAlltoall, RoutineReduceScatterBlock, RoutineScan, RoutineExscan:
+		return true
+	}
+	return false
+}
