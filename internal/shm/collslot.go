@@ -240,8 +240,10 @@ func (w *pairWord) sleep(k uint64, d time.Duration) {
 }
 
 // Post marks collective k as posted by its root and wakes the ranks asleep
-// on it. The root calls it after writing what the readers need and after
-// its Arrive. On a two-rank slot the Arrive was the post.
+// on it. The root calls it after writing what the readers need and before
+// its Arrive: after it, the step can be released and the next root post
+// step k+1, which a late Post of k would overwrite. On a two-rank slot the
+// Arrive is the post.
 func (c *CollCtl) Post(k uint64, n int) {
 	if n == 2 {
 		return

@@ -141,10 +141,14 @@ func (c *Comm) shmStep(post, barrier bool) error {
 	k := c.shmSeq
 	c.shmSeq++
 	ctl := c.shmCtl()
-	last := ctl.Arrive(k, c.size, c.rank)
 	if post {
+		// Post before arriving: once this rank has arrived the others can
+		// pass the step and the next root post the next one, which a late
+		// post of this step would overwrite (its readers would wait for
+		// it forever).
 		ctl.Post(k, c.size)
 	}
+	last := ctl.Arrive(k, c.size, c.rank)
 	lead := -1
 	if barrier {
 		lead = c.leader()
@@ -227,10 +231,10 @@ func (c *Comm) arriveOpen(post bool) error {
 	k := c.shmSeq
 	c.shmSeq++
 	ctl := c.shmCtl()
-	ctl.Arrive(k, c.size, c.rank)
 	if post {
-		ctl.Post(k, c.size)
+		ctl.Post(k, c.size) // before arriving, as in shmStep
 	}
+	ctl.Arrive(k, c.size, c.rank)
 	c.shmOpen = true
 	if !c.shm.listed {
 		// Listed once, until Free or Finalize: a lock and a map update
