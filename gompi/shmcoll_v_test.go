@@ -168,7 +168,6 @@ func checkScatterv(c *gompi.Comm, root int, big, inPlace bool, opt gompi.CollOpt
 // checkAlltoallv runs Alltoallv and Alltoallw (the same in bytes). In place
 // the counts must be symmetric: rank i sends rank j what it receives from j.
 func checkAlltoallv(c *gompi.Comm, _ int, big, inPlace bool, opt gompi.CollOption) error {
-	n, me := c.Size(), c.Rank()
 	count := func(src, dst int) int {
 		if inPlace {
 			return vCount(min(src, dst), max(src, dst), big)
@@ -182,6 +181,15 @@ func checkAlltoallv(c *gompi.Comm, _ int, big, inPlace bool, opt gompi.CollOptio
 		}
 		return b
 	}
+	return alltoallvBoth(c, count, block, inPlace, opt, "")
+}
+
+// alltoallvBoth runs Alltoallv and Alltoallw with the blocks block(src,
+// dst) of count(src, dst) bytes and checks what arrived; label prefixes
+// the errors' call names.
+func alltoallvBoth(c *gompi.Comm, count func(src, dst int) int, block func(src, dst int) []byte,
+	inPlace bool, opt gompi.CollOption, label string) error {
+	n, me := c.Size(), c.Rank()
 	scounts, rcounts := make([]int, n), make([]int, n)
 	for j := range n {
 		scounts[j], rcounts[j] = count(me, j), count(j, me)
@@ -202,11 +210,11 @@ func checkAlltoallv(c *gompi.Comm, _ int, big, inPlace bool, opt gompi.CollOptio
 			call, name = c.Alltoallw, "alltoallw"
 		}
 		if err := call(send, scounts, sdispls, recv, rcounts, rdispls, opt); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s%s: %w", name, label, err)
 		}
 		for i := range n {
 			if !bytes.Equal(recv[rdispls[i]:][:rcounts[i]], block(i, me)) {
-				return fmt.Errorf("%s: rank %d's block from rank %d is wrong", name, me, i)
+				return fmt.Errorf("%s%s: rank %d's block from rank %d is wrong", name, label, me, i)
 			}
 		}
 	}

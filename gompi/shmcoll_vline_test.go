@@ -95,33 +95,8 @@ func vlCalls(c *gompi.Comm, it, m int, inPlace bool, opt gompi.CollOption) error
 		}
 		return b
 	}
-	scounts, rcounts := make([]int, n), make([]int, n)
-	for j := range n {
-		scounts[j], rcounts[j] = count(me, j), count(j, me)
-	}
-	sdispls, ssize := layoutOf(scounts)
-	rdispls, rsize := layoutOf(rcounts)
-	for _, w := range []bool{false, true} {
-		send, recv := make([]byte, ssize), make([]byte, rsize)
-		for j := range n {
-			copy(send[sdispls[j]:], block(me, j))
-		}
-		if inPlace {
-			copy(recv, send)
-			send = gompi.InPlace[byte]()
-		}
-		call, name := c.Alltoallv, "alltoallv"
-		if w {
-			call, name = c.Alltoallw, "alltoallw"
-		}
-		if err := call(send, scounts, sdispls, recv, rcounts, rdispls, opt); err != nil {
-			return fmt.Errorf("%s m=%d: %w", name, m, err)
-		}
-		for i := range n {
-			if !bytes.Equal(recv[rdispls[i]:][:rcounts[i]], block(i, me)) {
-				return fmt.Errorf("%s m=%d: rank %d's block from rank %d is wrong", name, m, me, i)
-			}
-		}
+	if err := alltoallvBoth(c, count, block, inPlace, opt, fmt.Sprintf(" m=%d", m)); err != nil {
+		return err
 	}
 	// Allgatherv
 	counts := make([]int, n)
