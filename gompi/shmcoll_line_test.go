@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,18 +48,6 @@ func lineSum(it, m, lo, hi int) []int64 {
 		}
 	}
 	return s
-}
-
-func eqVec(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // lineCalls runs one round of every operation at block size m bytes (m/8
@@ -146,7 +135,7 @@ func lineCalls(c *gompi.Comm, it, m int) error {
 	if err := gompi.Allreduce(c, lineVec(it, me, k), out, sum, shm); err != nil {
 		return err
 	}
-	if !eqVec(out, lineSum(it, k, 0, 2)) {
+	if !slices.Equal(out, lineSum(it, k, 0, 2)) {
 		return fail("Allreduce", out, lineSum(it, k, 0, 2))
 	}
 	in := lineVec(it, me, k)
@@ -158,28 +147,28 @@ func lineCalls(c *gompi.Comm, it, m int) error {
 	if err := gompi.Reduce(c, in, out, sum, root, shm); err != nil {
 		return err
 	}
-	if me == root && !eqVec(out, lineSum(it, k, 0, 2)) {
+	if me == root && !slices.Equal(out, lineSum(it, k, 0, 2)) {
 		return fail("Reduce", out, lineSum(it, k, 0, 2))
 	}
 	out = make([]int64, k)
 	if err := gompi.Scan(c, lineVec(it, me, k), out, sum, shm); err != nil {
 		return err
 	}
-	if !eqVec(out, lineSum(it, k, 0, me+1)) {
+	if !slices.Equal(out, lineSum(it, k, 0, me+1)) {
 		return fail("Scan", out, lineSum(it, k, 0, me+1))
 	}
 	out = make([]int64, k)
 	if err := gompi.Exscan(c, lineVec(it, me, k), out, sum, shm); err != nil {
 		return err
 	}
-	if me == 1 && !eqVec(out, lineSum(it, k, 0, 1)) {
+	if me == 1 && !slices.Equal(out, lineSum(it, k, 0, 1)) {
 		return fail("Exscan", out, lineSum(it, k, 0, 1))
 	}
 	out = make([]int64, k)
 	if err := gompi.ReduceScatterBlock(c, lineVec(it, me, 2*k), out, sum, shm); err != nil {
 		return err
 	}
-	if want := lineSum(it, 2*k, 0, 2)[me*k : (me+1)*k]; !eqVec(out, want) {
+	if want := lineSum(it, 2*k, 0, 2)[me*k : (me+1)*k]; !slices.Equal(out, want) {
 		return fail("Reduce_scatter_block", out, want)
 	}
 	return nil
@@ -236,7 +225,7 @@ func TestShmLineSleepingReader(t *testing.T) {
 			if err := gompi.Reduce(c, lineVec(it, me, 2), out, gompi.Sum[int64](), 1-late, shm); err != nil {
 				return err
 			}
-			if me == 1-late && !eqVec(out, lineSum(it, 2, 0, 2)) {
+			if me == 1-late && !slices.Equal(out, lineSum(it, 2, 0, 2)) {
 				return fmt.Errorf("call %d, rank %d: Reduce gave %v", it, me, out)
 			}
 			if me == late {
@@ -246,7 +235,7 @@ func TestShmLineSleepingReader(t *testing.T) {
 			if err := gompi.Allreduce(c, lineVec(it, me, 3), all, gompi.Sum[int64](), shm); err != nil {
 				return err
 			}
-			if !eqVec(all, lineSum(it, 3, 0, 2)) {
+			if !slices.Equal(all, lineSum(it, 3, 0, 2)) {
 				return fmt.Errorf("call %d, rank %d: Allreduce gave %v", it, me, all)
 			}
 		}

@@ -5,6 +5,7 @@ package gompi
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -94,7 +95,7 @@ func TestMPIWindowOps(t *testing.T) {
 		t.Errorf("FetchAndOp %d (want 1), CompareAndSwap %d (want 13), GetAccumulate %v (want [0 0]), Rget %d (want 7)",
 			old, cas, prev, back[0])
 	}
-	if want := []int64{6, 12, 99, 1, 1, 7, 0, 0}; !equal(local, want) {
+	if want := []int64{6, 12, 99, 1, 1, 7, 0, 0}; !slices.Equal(local, want) {
 		t.Errorf("window %v, want %v", local, want)
 	}
 	must(w.Fence())
@@ -103,18 +104,6 @@ func TestMPIWindowOps(t *testing.T) {
 	if local[7] != -1 {
 		t.Errorf("Put between fences stored %d, want -1", local[7])
 	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestMPIWindowRefusals: what MPI does not define is refused before MPI

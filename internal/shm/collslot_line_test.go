@@ -2,8 +2,6 @@ package shm
 
 import (
 	"encoding/binary"
-	"runtime"
-	"sync"
 	"testing"
 )
 
@@ -37,22 +35,7 @@ func BenchmarkCollStepData(b *testing.B) {
 					bad[r] = true
 				}
 			}
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread()
-				for k := range uint64(b.N) {
-					step(base+k, 1)
-				}
-			}()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			b.ResetTimer()
-			for k := range uint64(b.N) {
-				step(base+k, 0)
-			}
-			wg.Wait()
+			stepPair(b, base, step)
 			if bad[0] || bad[1] {
 				b.Fatal("a rank read the wrong data")
 			}

@@ -182,22 +182,28 @@ func BenchmarkCollStep(b *testing.B) {
 					}
 				}
 			}
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread()
-				for k := range uint64(b.N) {
-					step(k, 1)
-				}
-			}()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			b.ResetTimer()
-			for k := range uint64(b.N) {
-				step(k, 0)
-			}
-			wg.Wait()
+			stepPair(b, 0, step)
 		})
 	}
+}
+
+// stepPair runs b.N steps from first between two goroutines on their own
+// threads, rank 1 on a new one and rank 0 on the benchmark's.
+func stepPair(b *testing.B, first uint64, step func(k uint64, r int)) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		for k := range uint64(b.N) {
+			step(first+k, 1)
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	for k := range uint64(b.N) {
+		step(first+k, 0)
+	}
+	wg.Wait()
 }
