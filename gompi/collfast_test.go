@@ -46,8 +46,13 @@ func TestFastPathFollowsSelectionChanges(t *testing.T) {
 		{"WithAlgorithm", bcast(WithAlgorithm("binomial")), "binomial"},
 		{"after WithAlgorithm", bcast(), "shm"},
 		{"table", func(c *Comm, buf []byte) error {
-			// Every rank changes the process's table, then all meet so
-			// that nobody calls under the old one (in-process ranks share it).
+			// In-process ranks share the process's table: all meet first,
+			// so that no rank is still in the last step when rank 0
+			// changes it (a Bcast root can leave before its peer has
+			// chosen), then meet again so that nobody calls under the old one.
+			if err := c.Barrier(WithAlgorithm("dissemination")); err != nil {
+				return err
+			}
 			if c.Rank() == 0 {
 				if err := coll.SetTable(coll.OpBcast, []coll.Rule{{Use: []string{"binomial"}}}); err != nil {
 					return err
