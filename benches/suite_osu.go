@@ -34,6 +34,8 @@ func runOSU(args []string) error {
 	fs.StringVar(&cfg.Coll, "coll", "", fmt.Sprintf("overlap: time this nonblocking collective instead of point-to-point: %v", osu.OverlapColls))
 	format := report.Text
 	fs.Var(&format, "format", "output: text, csv or json")
+	distPrefix := fs.String("dist", "", "also write each rank's distribution of its timed calls per size (quantiles, calls over 5 and 20 µs, the slow calls with their CLOCK_MONOTONIC start) as JSON lines into PREFIX.RANK.jsonl (Barrier then times each call)")
+	distSlow := fs.Float64("dist-slow", 5, "--dist: list the calls slower than this many µs")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -61,6 +63,14 @@ func runOSU(args []string) error {
 		set("skip-large", &rma.SkipLarge, cfg.SkipLarge)
 		set("large", &rma.LargeSize, cfg.LargeSize)
 		return runOSUOneSided(c, rma, format)
+	}
+	if *distPrefix != "" {
+		w, err := newDistWriter(*distPrefix, c, cfg.Op, *distSlow)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		cfg.Dist = w
 	}
 	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")
 	t.SetVerb("avg_us", "%.2f")

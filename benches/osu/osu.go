@@ -25,6 +25,9 @@ type Config struct {
 	LargeSize   int
 	Algorithm   string // a coll algorithm name, "" for the default choice
 	Coll        string // overlap only: one of OverlapColls, "" for point-to-point
+	// Dist, when set, gets every rank's timed calls after each size
+	// (Barrier then times each call on its own too, not the loop).
+	Dist Recorder
 }
 
 // Defaults are OSU 7.4's.
@@ -88,7 +91,28 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 		}
 		run := call(size)
 		var total float64
-		if cfg.Op == "barrier" {
+		var rec *Samples
+		if cfg.Dist != nil {
+			rec = new(Samples)
+			rec.reset(iters)
+			cfg.Dist.Begin(size)
+		}
+		if cfg.Op == "barrier" && rec != nil {
+			for i := 0; i < skip; i++ {
+				if err := run(); err != nil {
+					return err
+				}
+			}
+			for i := 0; i < iters; i++ {
+				t := gompi.Wtime()
+				if err := run(); err != nil {
+					return err
+				}
+				d := gompi.Wtime() - t
+				total += d
+				rec.add(t, d*1e6)
+			}
+		} else if cfg.Op == "barrier" {
 			for i := 0; i < skip; i++ {
 				if err := run(); err != nil {
 					return err
@@ -108,7 +132,11 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 					return err
 				}
 				if i >= skip {
-					total += gompi.Wtime() - t
+					d := gompi.Wtime() - t
+					total += d
+					if rec != nil {
+						rec.add(t, d*1e6)
+					}
 				}
 				if err := c.Barrier(); err != nil {
 					return err
@@ -116,6 +144,11 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 			}
 		}
 		mean := total * 1e6 / float64(iters)
+		if rec != nil {
+			if err := cfg.Dist.End(size, rec); err != nil {
+				return err
+			}
+		}
 		var lo, hi, sum [1]float64
 		if err := gompi.Reduce(c, []float64{mean}, lo[:], gompi.Min[float64](), 0); err != nil {
 			return err

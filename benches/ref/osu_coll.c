@@ -13,13 +13,126 @@
  *
  * --thread multiple initializes with MPI_Init_thread(MPI_THREAD_MULTIPLE), as
  * gompi over MPI does.
+ *
+ * --dist PREFIX also writes each rank's distribution of its timed calls per
+ * size as JSON lines into PREFIX.RANK.jsonl, the fields of benches osu --dist
+ * (benches/osu/dist.go): quantiles, calls over 5 and 20 us, and the calls
+ * slower than --dist-slow US (default 5) with their start on CLOCK_MONOTONIC.
+ * The barrier test then times each call on its own.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <dirent.h>
 
 static int iters = 1000, skip = 200, iters_large = 100, skip_large = 10, large = 8192;
+
+/* --dist: the timed calls of the current size (start, us). */
+static FILE *dist_file;
+static double dist_slow = 5, dist_offset, *dist_start, *dist_us;
+static int dist_len;
+
+static void dist_add(double start, double us) {
+    if (dist_file) dist_start[dist_len] = start, dist_us[dist_len++] = us;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, int n, double q) {
+    long i = (long)(q * n);
+    if (i < q * n) i++; /* the ceiling, without libm */
+    i--;
+    if (i < 0) i = 0;
+    if (i > n - 1) i = n - 1;
+    return n ? sorted[i] : 0;
+}
+
+/* The process's threads' counters (benches/osu/threads.go): run and
+ * runnable-wait time from /proc/self/task/T/schedstat, context switches from
+ * status. */
+#define MAX_THREADS 64
+struct thread_stat { long tid; char comm[32]; double run_us, wait_us; long slices, vcsw, ivcsw; };
+static struct thread_stat snap_before[MAX_THREADS];
+static int snap_before_n;
+
+static int snap_threads(struct thread_stat *out) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d) return 0;
+    for (struct dirent *e; (e = readdir(d)) && n < MAX_THREADS;) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        struct thread_stat *t = &out[n];
+        memset(t, 0, sizeof *t);
+        t->tid = atol(e->d_name);
+        char path[320], line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            long long run = 0, wait = 0;
+            if (fscanf(f, "%lld %lld %ld", &run, &wait, &t->slices) == 3) t->run_us = run / 1e3, t->wait_us = wait / 1e3;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        if ((f = fopen(path, "r"))) {
+            while (fgets(line, sizeof line, f)) {
+                sscanf(line, "voluntary_ctxt_switches: %ld", &t->vcsw);
+                sscanf(line, "nonvoluntary_ctxt_switches: %ld", &t->ivcsw);
+            }
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(t->comm, sizeof t->comm, f)) t->comm[strcspn(t->comm, "\n\"\\")] = 0;
+            fclose(f);
+        }
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* dist_write writes the line of benches/osu's Dist for this size. */
+static void dist_write(const char *op, int n, long size, int rank) {
+    if (!dist_file || !dist_len) return;
+    double *sorted = malloc(dist_len * sizeof(double)), sum = 0, excess = 0;
+    memcpy(sorted, dist_us, dist_len * sizeof(double));
+    qsort(sorted, dist_len, sizeof(double), cmp_double);
+    for (int i = 0; i < dist_len; i++) sum += sorted[i];
+    double p50 = quantile(sorted, dist_len, 0.5);
+    int over5 = 0, over20 = 0;
+    for (int i = 0; i < dist_len; i++) {
+        if (dist_us[i] > 5) over5++, excess += dist_us[i] - p50;
+        if (dist_us[i] > 20) over20++;
+    }
+    fprintf(dist_file, "{\"op\":\"%s\",\"n\":%d,\"size\":%ld,\"rank\":%d,\"iters\":%d,\"mean_us\":%.4f,\"p50_us\":%.4f,\"p90_us\":%.4f,"
+            "\"p99_us\":%.4f,\"p999_us\":%.4f,\"max_us\":%.4f,\"over5\":%d,\"over20\":%d,\"excess_us\":%.4f,\"slow\":[",
+            op, n, size, rank, dist_len, sum / dist_len, p50, quantile(sorted, dist_len, 0.9), quantile(sorted, dist_len, 0.99),
+            quantile(sorted, dist_len, 0.999), sorted[dist_len - 1], over5, over20, excess / dist_len);
+    int listed = 0;
+    for (int i = 0; i < dist_len && listed < 2000; i++)
+        if (dist_us[i] > dist_slow) fprintf(dist_file, "%s[%.9f,%.4f]", listed++ ? "," : "", dist_start[i] + dist_offset, dist_us[i]);
+    fprintf(dist_file, "]");
+    struct thread_stat now[MAX_THREADS];
+    int nn = snap_threads(now), listed_threads = 0;
+    for (int i = 0; i < nn; i++) {
+        struct thread_stat b = {0};
+        for (int j = 0; j < snap_before_n; j++)
+            if (snap_before[j].tid == now[i].tid) b = snap_before[j];
+        struct thread_stat *a = &now[i];
+        if (a->slices == b.slices && a->vcsw == b.vcsw && a->ivcsw == b.ivcsw) continue;
+        fprintf(dist_file, "%s{\"tid\":%ld,\"comm\":\"%s\",\"run_us\":%.1f,\"wait_us\":%.1f,\"slices\":%ld,\"vcsw\":%ld,\"ivcsw\":%ld}",
+                listed_threads++ ? "," : ",\"threads\":[", a->tid, a->comm, a->run_us - b.run_us, a->wait_us - b.wait_us,
+                a->slices - b.slices, a->vcsw - b.vcsw, a->ivcsw - b.ivcsw);
+    }
+    fprintf(dist_file, "%s}\n", listed_threads ? "]" : "");
+    free(sorted);
+    dist_len = 0;
+}
 
 /* Each rank's part of a reduce-scatter of size bytes: size/n rounded down to
  * whole floats, at least one (benches/osu BlockSize). */
@@ -37,6 +150,16 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
     double total = 0, t;
     if (!strcmp(op, "barrier")) {
         for (int i = 0; i < sk; i++) MPI_Barrier(MPI_COMM_WORLD);
+        if (dist_file) {
+            for (int i = 0; i < it; i++) {
+                t = MPI_Wtime();
+                MPI_Barrier(MPI_COMM_WORLD);
+                double d = MPI_Wtime() - t;
+                total += d;
+                dist_add(t, d * 1e6);
+            }
+            goto done;
+        }
         t = MPI_Wtime();
         for (int i = 0; i < it; i++) MPI_Barrier(MPI_COMM_WORLD);
         total = MPI_Wtime() - t;
@@ -60,10 +183,15 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
             else if (!strcmp(op, "scan")) MPI_Scan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
             else if (!strcmp(op, "exscan")) MPI_Exscan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
             else { if (rank == 0) fprintf(stderr, "osu_coll: unknown --op %s\n", op); MPI_Abort(MPI_COMM_WORLD, 2); }
-            if (i >= sk) total += MPI_Wtime() - t;
+            if (i >= sk) {
+                double d = MPI_Wtime() - t;
+                total += d;
+                dist_add(t, d * 1e6);
+            }
             MPI_Barrier(MPI_COMM_WORLD);
         }
     }
+done:
     free(a);
     free(b);
     free(counts);
@@ -90,15 +218,29 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--iters-large")) iters_large = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--skip-large")) skip_large = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--large")) large = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--dist-slow")) dist_slow = atof(argv[i + 1]);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (!strcmp(op, "barrier")) strcpy(sizes, "0");
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--dist")) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s.%d.jsonl", argv[i + 1], rank);
+            if (!(dist_file = fopen(path, "w"))) { perror(path); MPI_Abort(MPI_COMM_WORLD, 2); }
+            int most = iters > iters_large ? iters : iters_large;
+            dist_start = malloc(most * sizeof(double)), dist_us = malloc(most * sizeof(double));
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            dist_offset = ts.tv_sec + ts.tv_nsec * 1e-9 - MPI_Wtime();
+        }
     if (rank == 0 && !json) printf("%-10s %4s %9s %10s %10s %10s %6s\n", "op", "n", "size", "avg_us", "min_us", "max_us", "iters");
     for (char *s = strtok(sizes, ","); s; s = strtok(NULL, ",")) {
         long size = atol(s);
         int it = size > large ? iters_large : iters, sk = size > large ? skip_large : skip;
+        if (dist_file) snap_before_n = snap_threads(snap_before);
         double mine = run(op, size, n, rank, it, sk), lo, hi, sum;
+        dist_write(op, n, size, rank);
         MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -109,6 +251,7 @@ int main(int argc, char **argv) {
             fflush(stdout);
         }
     }
+    if (dist_file) fclose(dist_file);
     MPI_Finalize();
     return 0;
 }
