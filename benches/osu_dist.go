@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/gompi/gompi/benches/osu"
 	"github.com/gompi/gompi/gompi"
@@ -23,7 +24,14 @@ type distWriter struct {
 	slowUs float64
 	offset float64 // CLOCK_MONOTONIC - gompi.Wtime, in seconds
 	before osu.ThreadSnap
+	began  time.Time // the size's Begin
+	initMs float64   // how long gompi.Init took
 }
+
+// processStart is about when this process started: its package
+// initialization (--dist reports each size's start and Init's length from
+// it, to place them in the Go runtime's first milliseconds).
+var processStart = time.Now()
 
 func newDistWriter(prefix string, c *gompi.Comm, op string, slowUs float64) (*distWriter, error) {
 	f, err := os.Create(fmt.Sprintf("%s.%d.jsonl", prefix, c.Rank()))
@@ -39,12 +47,17 @@ func newDistWriter(prefix string, c *gompi.Comm, op string, slowUs float64) (*di
 	return &distWriter{f: f, w: bufio.NewWriter(f), op: op, n: c.Size(), rank: c.Rank(), slowUs: slowUs, offset: off}, nil
 }
 
-func (d *distWriter) Begin(int) { d.before = osu.SnapThreads() }
+func (d *distWriter) Begin(int) {
+	d.before = osu.SnapThreads()
+	d.began = time.Now()
+}
 
 func (d *distWriter) End(size int, s *osu.Samples) error {
 	threads := osu.SnapThreads().Since(d.before)
 	ds := s.Summarize(d.slowUs, 2000)
 	ds.Threads = threads
+	ds.BeginMs = float64(d.began.Sub(processStart).Microseconds()) / 1e3
+	ds.InitMs = d.initMs
 	ds.Op, ds.N, ds.Size, ds.Rank = d.op, d.n, size, d.rank
 	for i := range ds.Slow {
 		ds.Slow[i][0] += d.offset

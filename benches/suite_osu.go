@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/gompi/gompi/benches/internal/params"
 	"github.com/gompi/gompi/benches/internal/report"
@@ -42,9 +43,11 @@ func runOSU(args []string) error {
 	for _, s := range sizes {
 		cfg.Sizes = append(cfg.Sizes, int(s))
 	}
+	initStart := time.Now()
 	if err := gompi.Init(); err != nil {
 		return err
 	}
+	initTook := time.Since(initStart)
 	defer gompi.Finalize()
 	c := gompi.World()
 	if cfg.Op == "overlap" {
@@ -70,6 +73,7 @@ func runOSU(args []string) error {
 			return err
 		}
 		defer w.close()
+		w.initMs = float64(initTook.Microseconds()) / 1e3
 		cfg.Dist = w
 	}
 	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")

@@ -30,6 +30,10 @@ type Dist struct {
 	// status: what else the rank ran, and how long its threads waited
 	// runnable for a CPU.
 	Threads []ThreadStat `json:"threads,omitempty"`
+	// BeginMs is when the size began (its first skipped call) and InitMs
+	// how long Init took, in ms from the process's start (Go side only).
+	BeginMs float64 `json:"begin_ms,omitempty"`
+	InitMs  float64 `json:"init_ms,omitempty"`
 }
 
 // ThreadStat is what one thread did over an interval.

@@ -25,7 +25,7 @@ def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 print(f"{'op':<10} {'size':>4} {'side':<4} {'runs: mean per call (us)':<40} {'p50':>5} {'p90':>5} {'p99':>6} {'p99.9':>7} {'max':>7} {'>5us':>5} {'>20us':>5} {'excess':>6} {'wait_us':>7} {'ivcsw':>5} {'thr':>3} {'othr_run':>8}")
-for key in sorted(runs, key=lambda k: (k[0], k[1], {"base": 0, "go": 1, "c": 2}.get(k[2], 3))):
+for key in sorted(runs, key=lambda k: (k[0], k[1], {"base": 0, "go": 1, "alt": 2, "c": 3}.get(k[2], 4))):
     op, size, side = key
     reps = runs[key]
     means, per = [], defaultdict(list)
