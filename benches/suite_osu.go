@@ -37,6 +37,7 @@ func runOSU(args []string) error {
 	fs.Var(&format, "format", "output: text, csv or json")
 	distPrefix := fs.String("dist", "", "also write each rank's distribution of its timed calls per size (quantiles, calls over 5 and 20 µs, the slow calls with their CLOCK_MONOTONIC start) as JSON lines into PREFIX.RANK.jsonl (Barrier then times each call)")
 	distSlow := fs.Float64("dist-slow", 5, "--dist: list the calls slower than this many µs")
+	settle := fs.Duration("settle", 0, "spin this long after Init (no calls, no system calls) before the first size: to tell the process's age from warm-up calls")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -66,6 +67,13 @@ func runOSU(args []string) error {
 		set("skip-large", &rma.SkipLarge, cfg.SkipLarge)
 		set("large", &rma.LargeSize, cfg.LargeSize)
 		return runOSUOneSided(c, rma, format)
+	}
+	if *settle > 0 {
+		for t := time.Now(); time.Since(t) < *settle; {
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
 	}
 	if *distPrefix != "" {
 		w, err := newDistWriter(*distPrefix, c, cfg.Op, *distSlow)
