@@ -31,6 +31,7 @@ func runOSU(args []string) error {
 	fs.IntVar(&cfg.ItersLarge, "iters-large", cfg.ItersLarge, "timed calls per size above --large")
 	fs.IntVar(&cfg.SkipLarge, "skip-large", cfg.SkipLarge, "untimed calls per size above --large")
 	fs.IntVar(&cfg.LargeSize, "large", cfg.LargeSize, "bytes above which the -large counts apply")
+	fs.Float64Var(&cfg.WarmupMS, "warmup-ms", 0, "untimed calls of the first size for this many milliseconds before its skipped calls (a Go process's first milliseconds are noisier than its steady state)")
 	fs.StringVar(&cfg.Algorithm, "alg", "", "collective algorithm (default: gompi's selection)")
 	fs.StringVar(&cfg.Coll, "coll", "", fmt.Sprintf("overlap: time this nonblocking collective instead of point-to-point: %v", osu.OverlapColls))
 	format := report.Text

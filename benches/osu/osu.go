@@ -23,8 +23,15 @@ type Config struct {
 	ItersLarge  int    // the same above LargeSize
 	SkipLarge   int
 	LargeSize   int
-	Algorithm   string // a coll algorithm name, "" for the default choice
-	Coll        string // overlap only: one of OverlapColls, "" for point-to-point
+	// WarmupMS, when above 0, makes untimed calls of the first size for
+	// this many milliseconds (rank 0's clock) before its skipped calls:
+	// a Go process's first milliseconds are noisier than its steady state
+	// (the runtime's monitor thread wakes every 20 µs at first), and the
+	// small sizes, measured first, would time the start of the process.
+	// benches/ref/osu_coll.c's --warmup-ms does the same.
+	WarmupMS  float64
+	Algorithm string // a coll algorithm name, "" for the default choice
+	Coll      string // overlap only: one of OverlapColls, "" for point-to-point
 	// Dist, when set, gets every rank's timed calls after each size
 	// (Barrier then times each call on its own too, not the loop).
 	Dist Recorder
@@ -84,12 +91,19 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 	if cfg.Op == "barrier" {
 		sizes = []int{0}
 	}
+	first := cfg.WarmupMS > 0
 	for _, size := range sizes {
 		iters, skip := cfg.Iters, cfg.Skip
 		if size > cfg.LargeSize {
 			iters, skip = cfg.ItersLarge, cfg.SkipLarge
 		}
 		run := call(size)
+		if first {
+			if err := warmUp(c, cfg, run); err != nil {
+				return err
+			}
+			first = false
+		}
 		var total float64
 		var rec *Samples
 		if cfg.Dist != nil {
@@ -164,6 +178,33 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 			if err := emit(p); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// warmUp makes untimed calls (each followed by a Barrier, as the timed
+// ones) in rounds of 100 until cfg.WarmupMS have passed on rank 0, which
+// tells the others when to stop.
+func warmUp(c *gompi.Comm, cfg Config, run func() error) error {
+	start := gompi.Wtime()
+	for more := []int32{1}; more[0] == 1; {
+		for range 100 {
+			if err := run(); err != nil {
+				return err
+			}
+			if cfg.Op != "barrier" {
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+			}
+		}
+		more[0] = 0
+		if (gompi.Wtime()-start)*1e3 < cfg.WarmupMS {
+			more[0] = 1
+		}
+		if err := gompi.Bcast(c, more, 0); err != nil {
+			return err
 		}
 	}
 	return nil

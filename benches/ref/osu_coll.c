@@ -28,6 +28,7 @@
 #include <dirent.h>
 
 static int iters = 1000, skip = 200, iters_large = 100, skip_large = 10, large = 8192;
+static double warmup_ms; /* --warmup-ms: untimed calls for this long before the first size */
 
 /* --dist: the timed calls of the current size (start, us). */
 static FILE *dist_file;
@@ -141,6 +142,46 @@ static long block_size(long size, int n) {
     return b < 4 ? 4 : b;
 }
 
+/* call makes one call of op on size bytes (see run for the buffers). */
+static void call(const char *op, long size, int n, int rank, long blk, char *a, char *b, int *counts, int *displs, int *bcounts, MPI_Datatype *types) {
+    if (!strcmp(op, "bcast")) MPI_Bcast(a, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "allreduce")) MPI_Allreduce(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(op, "reduce")) MPI_Reduce(a, b, size / 4, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "allgather")) MPI_Allgather(a, size, MPI_BYTE, b, size, MPI_BYTE, MPI_COMM_WORLD);
+    else if (!strcmp(op, "alltoall")) MPI_Alltoall(a, size, MPI_BYTE, b, size, MPI_BYTE, MPI_COMM_WORLD);
+    else if (!strcmp(op, "gather")) MPI_Gather(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "scatter")) MPI_Scatter(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "gatherv")) MPI_Gatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "scatterv")) MPI_Scatterv(a, counts, displs, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else if (!strcmp(op, "allgatherv")) MPI_Allgatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    else if (!strcmp(op, "alltoallv")) MPI_Alltoallv(a, counts, displs, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    else if (!strcmp(op, "alltoallw")) MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, MPI_COMM_WORLD);
+    else if (!strcmp(op, "reduce_scatter")) MPI_Reduce_scatter(a, b, bcounts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(op, "reduce_scatter_block")) MPI_Reduce_scatter_block(a, b, blk / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(op, "scan")) MPI_Scan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(op, "exscan")) MPI_Exscan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else { if (rank == 0) fprintf(stderr, "osu_coll: unknown --op %s\n", op); MPI_Abort(MPI_COMM_WORLD, 2); }
+}
+
+/* warm_up makes calls of op on size bytes until warmup_ms have passed on
+ * rank 0 (all ranks stop together): the same untimed warm-up as the Go
+ * program's --warmup-ms, before the first size only. */
+static void warm_up(const char *op, long size, int n, int rank, long blk, char *a, char *b, int *counts, int *displs, int *bcounts, MPI_Datatype *types) {
+    double t0 = MPI_Wtime();
+    for (int more = warmup_ms > 0; more;) {
+        for (int i = 0; i < 100; i++) {
+            if (!strcmp(op, "barrier")) MPI_Barrier(MPI_COMM_WORLD);
+            else {
+                call(op, size, n, rank, blk, a, b, counts, displs, bcounts, types);
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+        }
+        more = (MPI_Wtime() - t0) * 1e3 < warmup_ms;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    warmup_ms = 0;
+}
+
 static double run(const char *op, long size, int n, int rank, int it, int sk) {
     long blk = block_size(size, n), big = (size > blk ? size : blk) * n;
     char *a = calloc(big + 1, 1), *b = calloc(big + 1, 1);
@@ -148,6 +189,7 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
     MPI_Datatype *types = malloc(n * sizeof(MPI_Datatype));
     for (int i = 0; i < n; i++) counts[i] = size, displs[i] = i * size, bcounts[i] = blk / 4, types[i] = MPI_BYTE;
     double total = 0, t;
+    warm_up(op, size, n, rank, blk, a, b, counts, displs, bcounts, types);
     if (!strcmp(op, "barrier")) {
         for (int i = 0; i < sk; i++) MPI_Barrier(MPI_COMM_WORLD);
         if (dist_file) {
@@ -166,23 +208,7 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
     } else {
         for (int i = 0; i < sk + it; i++) {
             t = MPI_Wtime();
-            if (!strcmp(op, "bcast")) MPI_Bcast(a, size, MPI_BYTE, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "allreduce")) MPI_Allreduce(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            else if (!strcmp(op, "reduce")) MPI_Reduce(a, b, size / 4, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "allgather")) MPI_Allgather(a, size, MPI_BYTE, b, size, MPI_BYTE, MPI_COMM_WORLD);
-            else if (!strcmp(op, "alltoall")) MPI_Alltoall(a, size, MPI_BYTE, b, size, MPI_BYTE, MPI_COMM_WORLD);
-            else if (!strcmp(op, "gather")) MPI_Gather(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "scatter")) MPI_Scatter(a, size, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "gatherv")) MPI_Gatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "scatterv")) MPI_Scatterv(a, counts, displs, MPI_BYTE, b, size, MPI_BYTE, 0, MPI_COMM_WORLD);
-            else if (!strcmp(op, "allgatherv")) MPI_Allgatherv(a, size, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-            else if (!strcmp(op, "alltoallv")) MPI_Alltoallv(a, counts, displs, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-            else if (!strcmp(op, "alltoallw")) MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, MPI_COMM_WORLD);
-            else if (!strcmp(op, "reduce_scatter")) MPI_Reduce_scatter(a, b, bcounts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            else if (!strcmp(op, "reduce_scatter_block")) MPI_Reduce_scatter_block(a, b, blk / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            else if (!strcmp(op, "scan")) MPI_Scan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            else if (!strcmp(op, "exscan")) MPI_Exscan(a, b, size / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            else { if (rank == 0) fprintf(stderr, "osu_coll: unknown --op %s\n", op); MPI_Abort(MPI_COMM_WORLD, 2); }
+            call(op, size, n, rank, blk, a, b, counts, displs, bcounts, types);
             if (i >= sk) {
                 double d = MPI_Wtime() - t;
                 total += d;
@@ -215,6 +241,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--format")) json = !strcmp(argv[i + 1], "json");
         else if (!strcmp(argv[i], "--iters")) iters = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--skip")) skip = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--warmup-ms")) warmup_ms = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--iters-large")) iters_large = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--skip-large")) skip_large = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--large")) large = atoi(argv[i + 1]);

@@ -71,6 +71,7 @@ func main() {
 	dir := pflag.String("dir", "/tmp/sidebyside", "where the binaries are built")
 	mpirun := pflag.String("mpirun", "mpirun --allow-run-as-root --oversubscribe", "how to start the MPI program")
 	extra := pflag.String("osu-args", "", "extra arguments for both programs (e.g. --iters 200)")
+	warmup := pflag.Float64("warmup-ms", 50, "collectives: both programs make untimed calls of the first size for this many milliseconds before timing (a Go process's first milliseconds are noisier than its steady state: docs/PERFORMANCE.md); 0 for OSU's skipped calls only")
 	large := pflag.String("large-args", "--iters-large 20 --skip-large 2", "arguments for both programs at n >= 32")
 	sides := pflag.StringSlice("sides", []string{"go", "c"}, "what to run: go (pure-Go runtime), mpi (gompi over MPI, -tags mpi), c (the C reference), base (benches and golaunch prebuilt in --base-dir: an earlier commit, for before/after)")
 	golaunchArgs := pflag.String("golaunch-args", "", "extra arguments for golaunch (e.g. --bind-to core)")
@@ -116,6 +117,7 @@ func main() {
 		if changed("osu-args") {
 			cfg.osuArgs = *extra
 		}
+		cfg.osuArgs += warmupArgs(*warmup)
 		if *tune {
 			if !changed("ops") {
 				log.Fatal("--tune: name the operations to tune with --ops")
@@ -177,7 +179,7 @@ func main() {
 	for _, op := range *ops {
 		for _, n := range *ns {
 			args := []string{"--op", op, "--sizes", *sizes, "--format", "json"}
-			args = append(args, strings.Fields(*extra)...)
+			args = append(args, strings.Fields(*extra+warmupArgs(*warmup))...)
 			if n >= 32 {
 				args = append(args, strings.Fields(*large)...)
 			}
@@ -241,6 +243,15 @@ func main() {
 
 // sideNames are the column titles of the sides.
 var sideNames = map[string]string{"go": "gompi", "mpi": "gompi over MPI", "c": "MPI", "base": "gompi before"}
+
+// warmupArgs is the osu programs' warm-up flag for ms milliseconds, with a
+// leading space, or "" for none.
+func warmupArgs(ms float64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return " --warmup-ms " + strconv.FormatFloat(ms, 'g', -1, 64)
+}
 
 // launchArgs are extra arguments for golaunch.
 var launchArgs []string
