@@ -482,5 +482,5 @@ func preferPairwise() error {
 			return err
 		}
 	}
-	return nil
+	return preferPairwiseScatter() // shmcoll_pairwise_scatter.go
 }

@@ -32,3 +32,18 @@ var pwScatter = &pwAlg{op: coll.OpScatter, rooted: true,
 		}
 		return nil
 	}}
+
+// preferPairwiseScatter runs the pairwise Scatter on 3 ranks or more with
+// blocks of 128-512 KiB, ahead of "cma" (which had Scatter from 4 to
+// 128 KiB) and "linear" (which had it from 256 KiB). Measured on this
+// 2-CPU machine, 4 and 8 ranks oversubscribed (sidebyside --tune --ops
+// scatter --algs linear,cma,cma_pairwise --n 4,8 --sizes
+// 131072,262144,524288,1048576 --reps 7 --stat min, load 3): 4 ranks
+// 128/256/512 KiB 18.7/24.5/39.2 µs against linear 30.2/33.0/59.7 and cma
+// 19.8/27.0/40.6; 8 ranks 18.7/28.8/50.0 against linear 34.9/51.8/84.1
+// and cma 24.3/36.1/61.8. At 1 MiB "linear" stays: 8 ranks 89 against 112
+// (4 ranks 71 against 78, 87 against 77 in another run). Ranks 3 and 5-7
+// were not measured.
+func preferPairwiseScatter() error {
+	return prefer(coll.OpScatter, tierCopy, coll.Rule{MinRanks: 3, MinBytes: 128 << 10, MaxBytes: 512 << 10, Use: []string{"cma_pairwise"}})
+}
