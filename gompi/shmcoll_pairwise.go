@@ -457,7 +457,13 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 // Alltoall and Alltoallv: left to "cma". Alltoall on 4 ranks at 32 KiB
 // was faster in the tune (78 against 107 µs, min of 5) but slower in two
 // before/after runs (medians of 3: 1.5x and 2.2x the time before): left
-// to "cma" below 256 KiB on 3 and 4 ranks. Alltoallv/w have size 0 in the
+// to "cma" below 256 KiB on 3 and 4 ranks. Branch mid4 measured 4 ranks
+// again, before/after against main (sidebyside --sides base,go,c --ops
+// alltoall --n 4 --sizes 32768,131072, medians of 9 then 7, load 3.3-7.3):
+// 32 KiB 84 -> 77 and 286 -> 148 µs, 128 KiB 185 -> 141 and 340 -> 228,
+// and the tune (median of 9) 53 against cma's 64; so 4 ranks run it from
+// 32 KiB too. 3 ranks at 32 KiB did not gain (114 -> 120): left to "cma"
+// there. Alltoallv/w have size 0 in the
 // table (no rank knows every count), so the rule holds at every size: the
 // blocks that fit a slot go through the scratch area, as in "cma".
 var pwPreferred = []struct {
@@ -466,7 +472,7 @@ var pwPreferred = []struct {
 	minRanks int
 	minBytes int
 }{
-	{coll.OpAlltoall, tierCopy, 5, 32 << 10},
+	{coll.OpAlltoall, tierCopy, 4, 32 << 10},
 	{coll.OpAlltoall, tierCopy, 3, 256 << 10},
 	{coll.OpAllgather, tierCopy, 0, 256 << 10},
 	{coll.OpAlltoallv, tierFirst, 3, 0},
