@@ -75,6 +75,9 @@ func pwRegion(n int) int { return pwLine + (4*n+63)&^63 + (32*n+63)&^63 }
 type pwAlg struct {
 	op      coll.Operation
 	v       bool // counts and displacements per peer, published
+	// rooted: the only transfers are from the root to each other rank
+	// (Scatter, shmcoll_pairwise_scatter.go); the other pairs have none.
+	rooted bool
 	summary string
 	cost    string
 	ok      func(a *coll.Args) bool // nil: always
@@ -106,6 +109,7 @@ var pwAlgs = []*pwAlg{
 		summary: "every rank publishes its block and goes on; each block is copied once into each peer's buffer by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
 		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal)},
+	pwScatter, // shmcoll_pairwise_scatter.go
 }
 
 // cannotFail is the local step of a form whose own block cannot disagree.
@@ -144,11 +148,14 @@ func installPairwise() error {
 // runPairwise runs one of the forms here.
 func runPairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	n := x.Size()
-	size := 0
+	size, word := 0, uint32(pwSigWord)
 	if !s.v {
 		size = len(a.Recv)
 	}
-	scratch, err := beginStep(x, s.op, pwSigWord, size)
+	if s.rooted {
+		size, word = scatterBlock(n, a), pwSigWord+uint32(a.Root)
+	}
+	scratch, err := beginStep(x, s.op, word, size)
 	if err != nil {
 		return err
 	}
@@ -223,6 +230,12 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	// (or it is in a slot, which p copies without this rank).
 	inDone, outDone, seen := make([]bool, n), make([]bool, n), make([]bool, n)
 	inDone[me], outDone[me], seen[me] = true, true, true
+	if s.rooted { // this rank's transfers: from the root, or to every other rank at the root
+		for r := range n {
+			inDone[r] = inDone[r] || me == a.Root || r != a.Root
+			outDone[r] = outDone[r] || me != a.Root
+		}
+	}
 	for r := range n {
 		if b := s.to(n, me, r, a); r != me && len(b) <= sl {
 			copy(slot(me, r), b)
@@ -231,11 +244,18 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	}
 	eng.ShmSetWord(ready(me), tag)
 	for r := range n {
-		if r != me {
+		if r != me && (!s.rooted || me == a.Root || r == a.Root) { // rooted: only the root waits for the others
 			eng.ShmAddWord(event(r), 1)
 		}
 	}
-	if err := eng.ShmArrive(); err != nil {
+	arrive := eng.ShmArrive
+	if s.rooted && me == a.Root {
+		// Posted, as the root of a rooted step: a rank that ran a rooted
+		// algorithm of another kind ("cma", "shm") for the same call waits
+		// for the root's post, and finds the signatures disagree.
+		arrive = eng.ShmPost
+	}
+	if err := arrive(); err != nil {
 		return err
 	}
 	var bigs bigBlocks
@@ -298,6 +318,9 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		}
 		b := s.to(n, me, p, a)
 		off := me * (len(a.Recv) / max(n, 1))
+		if s.rooted {
+			off = 0 // the whole of p's receive buffer
+		}
 		if s.v {
 			c, d := getPair(recvPairs(p)[me*16:])
 			if c != len(b) {
@@ -434,7 +457,13 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 // Alltoall and Alltoallv: left to "cma". Alltoall on 4 ranks at 32 KiB
 // was faster in the tune (78 against 107 µs, min of 5) but slower in two
 // before/after runs (medians of 3: 1.5x and 2.2x the time before): left
-// to "cma" below 256 KiB on 3 and 4 ranks. Alltoallv/w have size 0 in the
+// to "cma" below 256 KiB on 3 and 4 ranks. Branch mid4 measured 4 ranks
+// again, before/after against main (sidebyside --sides base,go,c --ops
+// alltoall --n 4 --sizes 32768,131072, medians of 9 then 7, load 3.3-7.3):
+// 32 KiB 84 -> 77 and 286 -> 148 µs, 128 KiB 185 -> 141 and 340 -> 228,
+// and the tune (median of 9) 53 against cma's 64; so 4 ranks run it from
+// 32 KiB too. 3 ranks at 32 KiB did not gain (114 -> 120): left to "cma"
+// there. Alltoallv/w have size 0 in the
 // table (no rank knows every count), so the rule holds at every size: the
 // blocks that fit a slot go through the scratch area, as in "cma".
 var pwPreferred = []struct {
@@ -443,7 +472,7 @@ var pwPreferred = []struct {
 	minRanks int
 	minBytes int
 }{
-	{coll.OpAlltoall, tierCopy, 5, 32 << 10},
+	{coll.OpAlltoall, tierCopy, 4, 32 << 10},
 	{coll.OpAlltoall, tierCopy, 3, 256 << 10},
 	{coll.OpAllgather, tierCopy, 0, 256 << 10},
 	{coll.OpAlltoallv, tierFirst, 3, 0},
@@ -459,5 +488,5 @@ func preferPairwise() error {
 			return err
 		}
 	}
-	return nil
+	return preferPairwiseScatter() // shmcoll_pairwise_scatter.go
 }
