@@ -21,41 +21,67 @@ import (
 // page by page every time.
 //
 // NoteSource is called with every buffer a peer is about to copy out of
-// (or into) with cross-memory attach. It counts, per 2 MiB page that the
-// buffer covers at least half of (hugeRange), how often that page has been
-// a source; at the hugeSeen-th time a background goroutine asks the kernel
-// to back the page by a huge page (madvise MADV_COLLAPSE, Linux 6.1+).
-// The collapse copies the page once (milliseconds); a buffer sent a few times is never touched, and the
-// caller never waits for it. The contents do not change: collapsing is
-// what khugepaged does in the background anyway. The first self-copy
-// microbenchmark (4 MiB, minimum per call): both sides 4 KiB pages 226-320
-// µs; source huge 94-116; destination huge only 219-329; both huge 87-103:
-// the source's pages are what count.
+// (or into) with cross-memory attach. It credits each 2 MiB page the
+// buffer overlaps with the bytes of the buffer that lie in it; when a
+// page has been the source of hugeCredit bytes, a background goroutine
+// asks the kernel to back it by a huge page (madvise MADV_COLLAPSE, Linux
+// 6.1+). The collapse copies the page once (milliseconds); a buffer sent
+// a few times is never touched, and the caller never waits for it. The
+// contents do not change: collapsing is what khugepaged does in the
+// background anyway. The first self-copy microbenchmark (4 MiB, minimum
+// per call): both sides 4 KiB pages 226-320 µs; source huge 94-116;
+// destination huge only 219-329; both huge 87-103: the source's pages are
+// what count. From 32 KiB on the same holds (BenchmarkReadRemotePages,
+// branch mid2): a huge source saves 0.7 µs of 3.5 at 32 KiB, 1.3 of 4.5
+// at 64 KiB, 4.7 of 10.4 at 256 KiB, 30 of 53 at 1 MiB.
+//
+// Crediting bytes rather than sends (branch mid2; big2 counted sends of
+// buffers of 1 MiB or more, per page the buffer covered at least half of)
+// ranks the pages by what a collapse saves, which is per 4 KiB page
+// pinned: a page wholly inside a large buffer is collapsed after hugeSeen
+// sends as before, a 1 MiB buffer straddling two pages gets both (after
+// 32-64 sends, the fuller first) where it got none, a 64 KiB buffer's
+// page after 512 sends, and a page holding a sliver of a buffer only
+// after thousands.
 //
 // GOMPI_SHM_THP=0 turns it off; it is off where THP is "never" or pages are
 // not 4 KiB.
 
 const hugePage = 2 << 20
 
-// hugeSeen is how many times a page must be a source before it is
-// collapsed. A collapse costs 0.8 ms per 2 MiB page at best on the test
+// hugeSeen is how many whole-page copies a page must have been the source
+// of before it is collapsed (hugeCredit bytes). A collapse costs 0.8 ms per 2 MiB page at best on the test
 // machine (p50 6 ms at load average 21: it allocates, maybe compacts, and
 // copies), and saves some 50 µs per 2 MiB on every later copy: it pays
 // for itself after 15 to 20 sends. 16, so that a buffer sent a few times
 // costs nothing and one sent in a loop is collapsed early in the loop. The
-// page is queued again at its next send (hugeSeen+1), in case the first
-// collapse failed because the peer had the page pinned at that moment; a
-// page already huge returns at once.
+// page is queued again at its next send, in case the first collapse
+// failed because the peer had the page pinned at that moment; a page
+// already huge returns at once.
 const hugeSeen = 16
+
+// hugeCredit is how many bytes a 2 MiB page must have been the source of
+// before it is collapsed: hugeSeen copies of the whole page.
+const hugeCredit = hugeSeen * hugePage
+
+// hugeMinSource is the smallest buffer that counts: below it a copy pins
+// a few pages, and the system call's fixed cost is all there is to save.
+const hugeMinSource = 16 << 10
 
 // hugeMaxPages bounds the table of pages seen; it is cleared when full.
 const hugeMaxPages = 1 << 14
+
+// hugePageState is what NoteSource knows of one 2 MiB page.
+type hugePageState struct {
+	bytes  uint32 // bytes copied out of the page so far, up to hugeCredit
+	queued uint8  // times queued for a collapse since the credit was reached
+}
 
 var huge struct {
 	once   sync.Once
 	on     bool
 	mu     sync.Mutex
-	seen   map[uintptr]uint8
+	seen   map[uintptr]hugePageState
 	work   chan uintptr
 	advise func(addr, n uintptr) (again bool) // the madvise call; tests replace it
 }
@@ -63,7 +89,7 @@ var huge struct {
 func hugeInit() {
 	huge.once.Do(func() {
 		huge.on = os.Getenv("GOMPI_SHM_THP") != "0" && os.Getpagesize() == 4096 && thpAvailable()
-		huge.seen = make(map[uintptr]uint8)
+		huge.seen = make(map[uintptr]hugePageState)
 		if huge.advise == nil {
 			huge.advise = madviseHuge
 		}
@@ -91,33 +117,41 @@ func madviseHuge(addr, n uintptr) (again bool) {
 }
 
 // NoteSource notes that a peer is about to copy buf's pages with
-// cross-memory attach; see above. It is cheap (a few map operations for
-// a buffer of several MiB) and never blocks.
+// cross-memory attach; see above. It is cheap (a few map operations per
+// 2 MiB the buffer spans) and never blocks.
 func NoteSource(buf []byte) {
-	if len(buf) < hugePage/2 {
+	if len(buf) < hugeMinSource {
 		return
 	}
 	hugeInit()
 	if !huge.on {
 		return
 	}
-	lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
-	if hi <= lo {
-		return
-	}
+	noteRange(addrOf(buf), uintptr(len(buf)))
+}
+
+// noteRange credits the pages under the n bytes at start and queues those
+// whose credit is reached: at the note that reaches it and once more at
+// the next (in case the first collapse failed because the peer had the
+// page pinned), then never again.
+func noteRange(start, n uintptr) {
+	end := start + n
 	huge.mu.Lock()
 	defer huge.mu.Unlock()
 	if len(huge.seen) > hugeMaxPages {
 		clear(huge.seen)
 	}
-	for a := lo; a < hi; a += hugePage {
-		k := huge.seen[a]
-		if k > hugeSeen {
+	for a := start &^ (hugePage - 1); a < end; a += hugePage {
+		st := huge.seen[a]
+		if st.queued >= 2 {
 			continue
 		}
-		huge.seen[a] = k + 1
-		if k+1 < hugeSeen {
-			continue
+		if st.bytes < hugeCredit {
+			st.bytes += uint32(min(end, a+hugePage) - max(start, a))
+			if st.bytes < hugeCredit {
+				huge.seen[a] = st
+				continue
+			}
 		}
 		if huge.work == nil {
 			huge.work = make(chan uintptr, 64)
@@ -125,48 +159,29 @@ func NoteSource(buf []byte) {
 		}
 		select {
 		case huge.work <- a:
-		default: // the worker is behind: this page waits for its next send
-			huge.seen[a] = k
+			st.queued++
+		default: // the worker is behind: this page waits for its next note
 		}
+		huge.seen[a] = st
 	}
 }
 
-// hugeWorker collapses the pages queued by NoteSource, one at a time. The
+// hugeWorker collapses the pages queued by noteRange, one at a time. The
 // addresses are of memory that stays mapped (Go never unmaps its heap; a
 // buffer outside it that is gone makes madvise fail, which is ignored). A
 // page whose collapse may pass later (the peer had it pinned: a buffer that
 // is copied from most of the time, the root's of a Bcast in a loop) starts
-// its count again, and is tried once more after another hugeSeen sends.
+// its credit again, and is tried once more after another hugeCredit bytes.
 func hugeWorker(work <-chan uintptr, advise func(addr, n uintptr) bool) {
 	for a := range work {
 		if advise(a, hugePage) {
 			huge.mu.Lock()
-			if huge.seen[a] > hugeSeen {
-				huge.seen[a] = 0
+			if huge.seen[a].queued > 0 {
+				huge.seen[a] = hugePageState{}
 			}
 			huge.mu.Unlock()
 		}
 	}
-}
-
-// hugeRange is the run of 2 MiB pages [lo, hi) that the n bytes at start
-// cover at least half of: the pages wholly inside, and an edge page where
-// the buffer holds 1 MiB or more of it. An unaligned 4 MiB buffer so gets
-// two of its three pages (3 MiB or more of its 4) instead of one. The rest
-// of an edge page is other memory of the same process (in Go, other heap
-// objects); collapsing it changes no byte, and costs at most the resident
-// memory of the part that was not resident.
-func hugeRange(start, n uintptr) (lo, hi uintptr) {
-	end := start + n
-	lo = start &^ (hugePage - 1)
-	if start-lo > hugePage/2 {
-		lo += hugePage
-	}
-	hi = end &^ (hugePage - 1)
-	if end-hi >= hugePage/2 {
-		hi += hugePage
-	}
-	return lo, hi
 }
 
 // addrOf is the address of buf's first byte.

@@ -2,31 +2,11 @@ package shm
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 )
-
-func TestHugeRange(t *testing.T) {
-	const M = 1 << 20
-	P := uintptr(hugePage)
-	for _, c := range []struct {
-		start, n, lo, hi uintptr
-	}{
-		{10 * P, 4 * M, 10 * P, 12 * P},       // aligned: both pages
-		{10*P + M/2, 4 * M, 10 * P, 12 * P},   // 1.5 of the first, 0.5 of the last
-		{10*P + 3*M/2, 4 * M, 11 * P, 13 * P}, // 0.5 of the first, 1.5 of the last
-		{10*P + M, 4 * M, 10 * P, 13 * P},     // half of each edge page
-		{10*P + M/4, 1 * M, 10 * P, 11 * P},   // 1 MiB inside one page
-		{10*P + 3*M/2, 1 * M, 11 * P, 11 * P}, // 1 MiB over a boundary: none
-		{10*P + 3*M/2, 2 * M, 11 * P, 12 * P}, // 0.5 of the first, 1.5 of the second
-	} {
-		lo, hi := hugeRange(c.start, c.n)
-		if lo != c.lo || hi != c.hi {
-			t.Errorf("hugeRange(%#x, %#x) = [%#x, %#x), want [%#x, %#x)", c.start, c.n, lo, hi, c.lo, c.hi)
-		}
-	}
-}
 
 // withFakeAdvise runs f with the madvise calls replaced by a recorder.
 func withFakeAdvise(t *testing.T, again bool, f func(got func() []uintptr)) {
@@ -63,29 +43,87 @@ func withFakeAdvise(t *testing.T, again bool, f func(got func() []uintptr)) {
 	})
 }
 
+// TestNoteSourceCollapsesHotPages: a page is queued when it has been the
+// source of hugeCredit bytes, once more at the next note, then never.
 func TestNoteSourceCollapsesHotPages(t *testing.T) {
 	withFakeAdvise(t, false, func(got func() []uintptr) {
-		buf := make([]byte, 3*hugePage)
-		lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
-		pages := int((hi - lo) / hugePage)
+		const P = uintptr(hugePage)
+		// A whole page at a time: hugeSeen notes, as before.
 		for range hugeSeen - 1 {
-			NoteSource(buf)
+			noteRange(10*P, P)
 		}
 		if c := got(); len(c) != 0 {
-			t.Fatalf("after %d sends: %d collapses, want none", hugeSeen-1, len(c))
+			t.Fatalf("after %d whole-page notes: %d collapses, want none", hugeSeen-1, len(c))
 		}
-		NoteSource(buf)
-		if c := got(); len(c) != pages {
-			t.Fatalf("after %d sends: %d collapses, want %d", hugeSeen, len(c), pages)
+		noteRange(10*P, P)
+		if c := got(); !slices.Equal(c, []uintptr{10 * P}) {
+			t.Fatalf("after %d whole-page notes: collapses %#x, want [%#x]", hugeSeen, c, 10*P)
 		}
 		for range 5 {
-			NoteSource(buf) // the first is the retry
+			noteRange(10*P, P) // the first is the retry
 		}
-		if c := got(); len(c) != 2*pages {
-			t.Fatalf("after %d sends: %d collapses, want %d (once more, then never)", hugeSeen+5, len(c), 2*pages)
+		if c := got(); len(c) != 2 {
+			t.Fatalf("after %d notes: %d collapses, want 2 (once more, then never)", hugeSeen+5, len(c))
 		}
-		NoteSource(buf[:hugePage/2-1]) // too small to count
+	})
+}
+
+// TestNoteSourceSmallBuffers: a 64 KiB buffer's page is collapsed after
+// hugeCredit / 64 KiB notes, and buffers below hugeMinSource do not count.
+func TestNoteSourceSmallBuffers(t *testing.T) {
+	withFakeAdvise(t, false, func(got func() []uintptr) {
+		const P, n = uintptr(hugePage), uintptr(64 << 10)
+		k := int(hugeCredit / n)
+		for range k - 1 {
+			noteRange(20*P+3*n, n)
+		}
+		if c := got(); len(c) != 0 {
+			t.Fatalf("after %d notes of 64 KiB: %d collapses, want none", k-1, len(c))
+		}
+		noteRange(20*P+5*n, n) // another buffer in the same page
+		if c := got(); !slices.Equal(c, []uintptr{20 * P}) {
+			t.Fatalf("after %d notes of 64 KiB: collapses %#x, want [%#x]", k, c, 20*P)
+		}
+		buf := make([]byte, hugeMinSource-1)
+		for range hugeCredit / len(buf) * 2 {
+			NoteSource(buf)
+		}
 		NoteSource(nil)
+		if c := got(); len(c) != 1 {
+			t.Fatalf("buffers of %d bytes: %d collapses in all, want the one before", len(buf), len(c))
+		}
+	})
+}
+
+// TestNoteSourceStraddlingBuffer: a 1 MiB buffer across a 2 MiB boundary,
+// three quarters in the upper page: each page is credited with its own
+// part, so the upper page is collapsed first, the lower later.
+func TestNoteSourceStraddlingBuffer(t *testing.T) {
+	withFakeAdvise(t, false, func(got func() []uintptr) {
+		const P, M = uintptr(hugePage), uintptr(1 << 20)
+		start := 31*P - M/4
+		upper := int((hugeCredit + 3*M/4 - 1) / (3 * M / 4)) // notes until the upper page's credit
+		lower := int(hugeCredit / (M / 4))
+		for range upper - 1 {
+			noteRange(start, M)
+		}
+		if c := got(); len(c) != 0 {
+			t.Fatalf("after %d notes: %d collapses, want none", upper-1, len(c))
+		}
+		noteRange(start, M)
+		if c := got(); !slices.Equal(c, []uintptr{31 * P}) {
+			t.Fatalf("after %d notes: collapses %#x, want the upper page [%#x]", upper, c, 31*P)
+		}
+		for range lower - upper - 1 {
+			noteRange(start, M)
+		}
+		if c := got(); len(c) != 2 {
+			t.Fatalf("after %d notes: %d collapses, want 2 (the upper page and its retry)", lower-1, len(c))
+		}
+		noteRange(start, M)
+		if c := got(); len(c) != 3 || c[2] != 30*P {
+			t.Fatalf("after %d notes: collapses %#x, want the lower page %#x third", lower, c, 30*P)
+		}
 	})
 }
 
@@ -121,8 +159,13 @@ func TestNoteSourceKeepsContents(t *testing.T) {
 func TestNoteSourceRetriesBusyPages(t *testing.T) {
 	withFakeAdvise(t, true, func(got func() []uintptr) {
 		buf := make([]byte, 3*hugePage)
-		lo, hi := hugeRange(addrOf(buf), uintptr(len(buf)))
-		pages := int((hi - lo) / hugePage)
+		lo, hi := addrOf(buf)&^(hugePage-1), addrOf(buf)+uintptr(len(buf))
+		pages := 0 // the pages the buffer covers wholly: credited with a whole page per note
+		for a := lo; a+hugePage <= hi; a += hugePage {
+			if a >= addrOf(buf) {
+				pages++
+			}
+		}
 		for range hugeSeen + 1 {
 			NoteSource(buf)
 		}

@@ -52,9 +52,13 @@ type Options struct {
 // DefaultCMAMin is the smallest message copied by cross-memory attach unless
 // GOMPI_SHM_CMA_MIN says otherwise (see rendezvous). Below it the two copies
 // through cells are faster than the system call (about 3.5 µs here before
-// the first byte moves, BenchmarkReadRemote in internal/shm); from 64 KiB
-// the single copy wins (docs/PERFORMANCE.md, "The single-copy threshold").
-const DefaultCMAMin = 64 << 10
+// the first byte moves, BenchmarkReadRemote in internal/shm). At 32 KiB the
+// two were within the noise of each other while the source was on 4 KiB
+// pages (docs/PERFORMANCE.md, "The single-copy threshold"); since a buffer
+// sent again and again gets a huge page under it (shm.NoteSource) the single
+// copy is 0.8-0.9 of the fragments' time there (PERFORMANCE.md, "Huge pages
+// under 32 KiB-1 MiB point-to-point sources").
+const DefaultCMAMin = 32 << 10
 
 // Proc is the engine of one rank.
 type Proc struct {

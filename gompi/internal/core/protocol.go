@@ -122,8 +122,8 @@ func (p *Proc) trySend(o *peerOut, r *Request, li int) sendResult {
 		// heap does not move, and r keeps the slice alive until the fin.
 		c.Addr = uint64(uintptr(unsafe.Pointer(&r.buf[0])))
 		c.SReq = p.register(r)
-		if !p.cmaOff.Load() {
-			shm.NoteSource(r.buf[:n]) // huge pages under a buffer sent again and again
+		if !p.cmaOff.Load() && int64(n) >= p.cmaMin {
+			shm.NoteSource(r.buf[:n]) // huge pages under a buffer single-copied again and again
 		}
 	}
 	if box != nil {
