@@ -49,6 +49,7 @@ const fastRoutines = int(RoutineExscan-RoutineBarrier) + 1
 type fastEntry struct {
 	alg     *coll.Algorithm
 	tagless bool
+	shm     *shmAlg // alg is this plain shm algorithm: run it directly (runKept)
 	ref     coll.OpRef
 	sel     coll.Selection
 	conf    *map[coll.Operation]string
@@ -101,13 +102,16 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 			e.alg = nil
 			return err
 		}
-		e.alg, e.tagless = alg, taglessAlgorithm(x.r, alg.Name)
+		e.alg, e.tagless, e.shm = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
 	}
 	if e.tagless {
 		x.base = tagsNone
 	} else {
 		x.base = c.c.CollTagBase()
+	}
+	if e.shm != nil {
+		return runKept(x, op, e.shm, a)
 	}
 	return coll.RunChosen(x, op, e.alg, a)
 }
