@@ -35,3 +35,14 @@ func (x *collComm) setOp(r Routine, send, recv []byte, op AnyOp, root int) (*col
 	a.SegmentSize = 0
 	return a, nil
 }
+
+// setCounts stores the arguments of a call with per-rank counts and
+// displacements and no operator (ReduceScatter: setOp, then its counts).
+func (x *collComm) setCounts(send, recv []byte, sc, sd, rc, rd []int, root int) *coll.Args {
+	a := &x.args
+	a.Send, a.Recv, a.Root = send, recv, root
+	a.Op = coll.Op{}
+	a.SendCounts, a.SendDispls, a.RecvCounts, a.RecvDispls = sc, sd, rc, rd
+	a.SegmentSize = 0
+	return a
+}

@@ -371,7 +371,7 @@ func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
 // Gatherv is Gather with per-rank byte counts and displacements (read at root).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
 	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
-		return x.call(coll.OpGatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts)
+		return x.call(coll.OpGatherv, x.setCounts(inPlace(send), recv, nil, nil, counts, displs, root), opts)
 	})
 }
 
@@ -386,7 +386,7 @@ func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 // Scatterv is Scatter with per-rank byte counts and displacements (read at root).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
-		return x.call(coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: inPlace(recv), Root: root}), opts)
+		return x.call(coll.OpScatterv, x.setCounts(send, inPlace(recv), counts, displs, nil, nil, root), opts)
 	})
 }
 
@@ -400,7 +400,7 @@ func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
 	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
-		return x.call(coll.OpAllgatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts)
+		return x.call(coll.OpAllgatherv, x.setCounts(inPlace(send), recv, nil, nil, counts, displs, 0), opts)
 	})
 }
 
@@ -415,7 +415,7 @@ func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
-		return x.call(coll.OpAlltoallv, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
+		return x.call(coll.OpAlltoallv, x.setCounts(inPlace(send), recv, scounts, sdispls, rcounts, rdispls, 0), opts)
 	})
 }
 
@@ -423,7 +423,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // counts and displacements (MPI_Alltoallw over a runtime without datatypes).
 func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
-		return x.call(coll.OpAlltoallw, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
+		return x.call(coll.OpAlltoallw, x.setCounts(inPlace(send), recv, scounts, sdispls, rcounts, rdispls, 0), opts)
 	})
 }
 
@@ -431,11 +431,12 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // the result, in recv. In place: send InPlace[byte]().
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineReduceScatter, op)
+		a, err := x.setOp(RoutineReduceScatter, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpReduceScatter, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, Op: o}), opts)
+		a.RecvCounts = counts
+		return x.call(coll.OpReduceScatter, a, opts)
 	})
 }
 
