@@ -18,13 +18,25 @@ func TestShmPrepared(t *testing.T) {
 		all = append(all, &s.shmAlg)
 	}
 	for _, s := range all {
-		want := shmPre{set: true, code: opCode(s.op), lines: plainShm(s) || countsKnown(s), pairV: pairVOp(s.op)}
+		lead := leadNone
+		if rootSends(s.op) {
+			lead = leadFrom
+		} else if rootReceives(s.op) {
+			lead = leadTo
+		}
+		lines := (plainShm(s) || countsKnown(s)) && s.op != coll.OpBarrier
+		want := shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: lead}
+		if s.op == coll.OpBarrier {
+			if _, _, ok := lineRanges(s.op, &coll.Args{}, 0); ok {
+				t.Error("barrier has line ranges: its pre.lines should be true")
+			}
+		}
 		if s.pre != want {
 			t.Errorf("%s: prepared %+v, want %+v", s.op, s.pre, want)
 		}
 		unset := *s
 		unset.pre = shmPre{}
-		if got := unset.prepared(); got.code != want.code || got.pairV != want.pairV {
+		if got := unset.prepared(); got.code != want.code || got.pairV != want.pairV || got.lead != want.lead {
 			t.Errorf("%s: worked out when called %+v, want %+v", s.op, got, want)
 		}
 	}

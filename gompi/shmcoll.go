@@ -199,7 +199,7 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	}
 	err = s.run(x, a, data)
 	x.line.on = false
-	leadNext(x, s.op, a.Root)
+	leadNextPre(x, pre.lead, a.Root)
 	return err
 }
 
@@ -259,11 +259,18 @@ func writeSig(sig []byte, op coll.Operation, word uint32, size int) {
 
 // writeSigCode is writeSig with the operation's code (opCode).
 func writeSigCode(sig []byte, code, word uint32, size int) {
-	var s [sigSize]byte
-	binary.LittleEndian.PutUint32(s[0:], code)
-	binary.LittleEndian.PutUint32(s[4:], word)
-	binary.LittleEndian.PutUint64(s[8:], uint64(size))
-	storeIfChanged(sig[:sigSize], s[:])
+	lo, hi := uint64(code)|uint64(word)<<32, uint64(size)
+	if binary.LittleEndian.Uint64(sig[0:]) != lo || binary.LittleEndian.Uint64(sig[8:sigSize]) != hi {
+		binary.LittleEndian.PutUint64(sig[0:], lo)
+		binary.LittleEndian.PutUint64(sig[8:], hi)
+	}
+}
+
+// sameSig reports whether signatures a and b are equal (two loads each
+// instead of a call of memequal).
+func sameSig(a, b []byte) bool {
+	return binary.LittleEndian.Uint64(a[0:]) == binary.LittleEndian.Uint64(b[0:]) &&
+		binary.LittleEndian.Uint64(a[8:sigSize]) == binary.LittleEndian.Uint64(b[8:sigSize])
 }
 
 // storeIfChanged copies src into dst unless dst already holds it (see
@@ -409,7 +416,7 @@ func awaitRoot(x *collComm, root int) error {
 	scratch := x.c.c.ShmScratch()
 	me := x.Rank()
 	mine, theirs := scratch[me*sigSize:(me+1)*sigSize], scratch[root*sigSize:(root+1)*sigSize]
-	if string(mine) == string(theirs) {
+	if sameSig(mine, theirs) {
 		lineIn(x, false)
 		return nil
 	}
@@ -432,7 +439,7 @@ func checkAfter(x *collComm, stepErr error) error {
 	scratch := x.c.c.ShmScratchPrev()
 	mine := scratch[me*sigSize : (me+1)*sigSize]
 	for r := 0; r < n; r++ {
-		if string(scratch[r*sigSize:(r+1)*sigSize]) != string(mine) {
+		if r != me && !sameSig(scratch[r*sigSize:(r+1)*sigSize], mine) {
 			return fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
 				r, describeSig(scratch[r*sigSize:]), me, describeSig(mine))
 		}

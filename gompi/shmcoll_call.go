@@ -21,6 +21,36 @@ type shmPre struct {
 	code  uint32 // opCode(op)
 	lines bool   // plainShm or countsKnown: the data may go on the lines
 	pairV bool   // runPairV takes the op's small two-rank calls
+	lead  int8   // leadNext's case: leadFrom, leadTo or leadNone
+}
+
+// leadNext's cases (rootSends, rootReceives, neither).
+const (
+	leadNone int8 = iota
+	leadFrom
+	leadTo
+)
+
+func leadOf(op coll.Operation) int8 {
+	switch {
+	case rootSends(op):
+		return leadFrom
+	case rootReceives(op):
+		return leadTo
+	}
+	return leadNone
+}
+
+// leadNextPre is leadNext for an operation whose case is known.
+func leadNextPre(x *collComm, lead int8, root int) {
+	switch lead {
+	case leadFrom:
+		x.c.c.ShmLeadNext(root)
+	case leadTo:
+		x.c.c.ShmLeadLast(root)
+	default:
+		x.c.c.ShmLeadNext(-1)
+	}
 }
 
 // prepared returns s's shmPre, worked out now if start-up did not.
@@ -32,7 +62,9 @@ func (s *shmAlg) prepared() shmPre {
 }
 
 func prepare(s *shmAlg) shmPre {
-	return shmPre{set: true, code: opCode(s.op), lines: plainShm(s) || countsKnown(s), pairV: pairVOp(s.op)}
+	// Barrier has no data: nothing of it goes on the lines (lineRanges).
+	lines := (plainShm(s) || countsKnown(s)) && s.op != coll.OpBarrier
+	return shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: leadOf(s.op)}
 }
 
 // pairVOp reports whether runPairV runs op's small two-rank calls.
