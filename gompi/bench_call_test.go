@@ -15,7 +15,7 @@ import (
 // ranks every nanosecond of it is paid by both ranks in series with the
 // hand-off (docs/PERFORMANCE.md, "Two ranks: less code per call").
 func BenchmarkCallCode(b *testing.B) {
-	for _, op := range []string{"barrier", "bcast", "allreduce-f64", "allreduce-i32", "allreduce-bytes", "scatter", "allgatherv"} {
+	for _, op := range []string{"barrier", "bcast", "allreduce-f64", "allreduce-i32", "allreduce-bytes", "scatter", "allgatherv", "alltoallv", "gatherv"} {
 		b.Run(op, func(b *testing.B) {
 			b.ReportAllocs()
 			err := gompi.Run(1, func(c *gompi.Comm) error {
@@ -61,6 +61,10 @@ func callCodeCall(c *gompi.Comm, op string) func() error {
 		return func() error { return c.Scatter(one, other, 0) }
 	case "allgatherv":
 		return func() error { return c.Allgatherv(one, other, counts, displs) }
+	case "alltoallv":
+		return func() error { return c.Alltoallv(one, counts, displs, other, counts, displs) }
+	case "gatherv":
+		return func() error { return c.Gatherv(one, other, counts, displs, 0) }
 	}
 	panic("unknown op " + op)
 }
