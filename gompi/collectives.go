@@ -244,8 +244,8 @@ func (c *Comm) collErr(r Routine, err error) error {
 // concurrent (MPI's rule), and the call then allocates nothing of its own.
 // f must not escape: it is only called here.
 func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) error {
-	if err := c.valid(r.String()); err != nil {
-		return err
+	if c == nil || c.freed.Load() { // valid's checks, without naming r on every call
+		return c.valid(r.String())
 	}
 	if err := c.c.DrainNBC(); err != nil { // the nonblocking calls before it first (nbcshm.go)
 		return c.collErr(r, err)
@@ -327,13 +327,13 @@ func (c *Comm) icollective(r Routine, root, n int, op coll.Operation, args coll.
 
 // Barrier returns once every rank of c has called it.
 func (c *Comm) Barrier(opts ...CollOption) error {
-	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return x.call(coll.OpBarrier, x.with(coll.Args{}), opts) })
+	return c.collective(RoutineBarrier, -1, -1, func(x *collComm) error { return x.call(coll.OpBarrier, x.set(nil, nil, 0), opts) })
 }
 
 // Bcast copies buf of rank root into buf of every rank (same length everywhere).
 func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error {
-		return x.call(coll.OpBcast, x.with(coll.Args{Recv: buf, Root: root}), opts)
+		return x.call(coll.OpBcast, x.set(nil, buf, root), opts)
 	})
 }
 
@@ -341,22 +341,22 @@ func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 // recv at root (recv is ignored elsewhere). In place at root: send InPlace[byte]().
 func (c *Comm) Reduce(send, recv []byte, op AnyOp, root int, opts ...CollOption) error {
 	return c.collective(RoutineReduce, root, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineReduce, op)
+		a, err := x.setOp(RoutineReduce, inPlace(send), recv, op, root)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpReduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o, Root: root}), opts)
+		return x.call(coll.OpReduce, a, opts)
 	})
 }
 
 // Allreduce is Reduce with the result on every rank. In place: send InPlace[byte]().
 func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineAllreduce, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineAllreduce, op)
+		a, err := x.setOp(RoutineAllreduce, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpAllreduce, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
+		return x.call(coll.OpAllreduce, a, opts)
 	})
 }
 
@@ -364,14 +364,14 @@ func (c *Comm) Allreduce(send, recv []byte, op AnyOp, opts ...CollOption) error 
 // i*len(send). In place at root: send InPlace[byte]().
 func (c *Comm) Gather(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineGather, root, len(send), func(x *collComm) error {
-		return x.call(coll.OpGather, x.with(coll.Args{Send: inPlace(send), Recv: recv, Root: root}), opts)
+		return x.call(coll.OpGather, x.set(inPlace(send), recv, root), opts)
 	})
 }
 
 // Gatherv is Gather with per-rank byte counts and displacements (read at root).
 func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts ...CollOption) error {
 	return c.collective(RoutineGatherv, root, len(send), func(x *collComm) error {
-		return x.call(coll.OpGatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs, Root: root}), opts)
+		return x.call(coll.OpGatherv, x.setCounts(inPlace(send), recv, nil, nil, counts, displs, root), opts)
 	})
 }
 
@@ -379,28 +379,28 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts .
 // place at root: recv nil.
 func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
-		return x.call(coll.OpScatter, x.with(coll.Args{Send: send, Recv: inPlace(recv), Root: root}), opts)
+		return x.call(coll.OpScatter, x.set(send, inPlace(recv), root), opts)
 	})
 }
 
 // Scatterv is Scatter with per-rank byte counts and displacements (read at root).
 func (c *Comm) Scatterv(send []byte, counts, displs []int, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatterv, root, len(recv), func(x *collComm) error {
-		return x.call(coll.OpScatterv, x.with(coll.Args{Send: send, SendCounts: counts, SendDispls: displs, Recv: inPlace(recv), Root: root}), opts)
+		return x.call(coll.OpScatterv, x.setCounts(send, inPlace(recv), counts, displs, nil, nil, root), opts)
 	})
 }
 
 // Allgather is Gather with the result on every rank. In place: send InPlace[byte]().
 func (c *Comm) Allgather(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAllgather, -1, len(send), func(x *collComm) error {
-		return x.call(coll.OpAllgather, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts)
+		return x.call(coll.OpAllgather, x.set(inPlace(send), recv, 0), opts)
 	})
 }
 
 // Allgatherv is Gatherv with the result on every rank.
 func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollOption) error {
 	return c.collective(RoutineAllgatherv, -1, len(send), func(x *collComm) error {
-		return x.call(coll.OpAllgatherv, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, RecvDispls: displs}), opts)
+		return x.call(coll.OpAllgatherv, x.setCounts(inPlace(send), recv, nil, nil, counts, displs, 0), opts)
 	})
 }
 
@@ -408,14 +408,14 @@ func (c *Comm) Allgatherv(send, recv []byte, counts, displs []int, opts ...CollO
 // recv. In place: send InPlace[byte]().
 func (c *Comm) Alltoall(send, recv []byte, opts ...CollOption) error {
 	return c.collective(RoutineAlltoall, -1, len(recv), func(x *collComm) error {
-		return x.call(coll.OpAlltoall, x.with(coll.Args{Send: inPlace(send), Recv: recv}), opts)
+		return x.call(coll.OpAlltoall, x.set(inPlace(send), recv, 0), opts)
 	})
 }
 
 // Alltoallv is Alltoall with per-peer byte counts and displacements.
 func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallv, -1, len(recv), func(x *collComm) error {
-		return x.call(coll.OpAlltoallv, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
+		return x.call(coll.OpAlltoallv, x.setCounts(inPlace(send), recv, scounts, sdispls, rcounts, rdispls, 0), opts)
 	})
 }
 
@@ -423,7 +423,7 @@ func (c *Comm) Alltoallv(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // counts and displacements (MPI_Alltoallw over a runtime without datatypes).
 func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, opts ...CollOption) error {
 	return c.collective(RoutineAlltoallw, -1, len(recv), func(x *collComm) error {
-		return x.call(coll.OpAlltoallw, x.with(coll.Args{Send: inPlace(send), SendCounts: scounts, SendDispls: sdispls, Recv: recv, RecvCounts: rcounts, RecvDispls: rdispls}), opts)
+		return x.call(coll.OpAlltoallw, x.setCounts(inPlace(send), recv, scounts, sdispls, rcounts, rdispls, 0), opts)
 	})
 }
 
@@ -431,33 +431,34 @@ func (c *Comm) Alltoallw(send []byte, scounts, sdispls []int, recv []byte, rcoun
 // the result, in recv. In place: send InPlace[byte]().
 func (c *Comm) ReduceScatter(send, recv []byte, counts []int, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatter, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineReduceScatter, op)
+		a, err := x.setOp(RoutineReduceScatter, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpReduceScatter, x.with(coll.Args{Send: inPlace(send), Recv: recv, RecvCounts: counts, Op: o}), opts)
+		a.RecvCounts = counts
+		return x.call(coll.OpReduceScatter, a, opts)
 	})
 }
 
 // ReduceScatterBlock is ReduceScatter with equal parts of len(recv) bytes.
 func (c *Comm) ReduceScatterBlock(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineReduceScatterBlock, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineReduceScatterBlock, op)
+		a, err := x.setOp(RoutineReduceScatterBlock, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpReduceScatterBlock, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
+		return x.call(coll.OpReduceScatterBlock, a, opts)
 	})
 }
 
 // Scan sets recv on rank r to the reduction of ranks 0..r. In place: send InPlace[byte]().
 func (c *Comm) Scan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineScan, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineScan, op)
+		a, err := x.setOp(RoutineScan, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpScan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
+		return x.call(coll.OpScan, a, opts)
 	})
 }
 
@@ -465,10 +466,10 @@ func (c *Comm) Scan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 // send InPlace[byte]().
 func (c *Comm) Exscan(send, recv []byte, op AnyOp, opts ...CollOption) error {
 	return c.collective(RoutineExscan, -1, len(recv), func(x *collComm) error {
-		o, err := opOf(RoutineExscan, op)
+		a, err := x.setOp(RoutineExscan, inPlace(send), recv, op, 0)
 		if err != nil {
 			return err
 		}
-		return x.call(coll.OpExscan, x.with(coll.Args{Send: inPlace(send), Recv: recv, Op: o}), opts)
+		return x.call(coll.OpExscan, a, opts)
 	})
 }

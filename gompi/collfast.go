@@ -22,9 +22,10 @@ import "github.com/gompi/gompi/coll"
 //     and the chain's Available read it;
 //   - the call's arguments as the Available functions read them: the
 //     lengths of send and receive buffers, whether either is nil (in place),
-//     the root, whether the operator is commutative. Calls with per-rank
-//     counts (the v forms, Reduce_scatter), and calls with options
-//     (WithAlgorithm, WithSegmentSize), always choose afresh.
+//     the root, whether the operator is commutative, and the per-rank
+//     counts and displacements of the v forms and Reduce_scatter, by value
+//     (collcounts.go). Calls with options (WithAlgorithm,
+//     WithSegmentSize) always choose afresh.
 //
 // Tags. A call that runs point-to-point takes its tag base when it is known
 // to (collComm.RunningAlgorithm, before the algorithm runs); a call that runs
@@ -49,6 +50,7 @@ const fastRoutines = int(RoutineExscan-RoutineBarrier) + 1
 type fastEntry struct {
 	alg     *coll.Algorithm
 	tagless bool
+	shm     *shmAlg // alg is this plain shm algorithm: run it directly (runKept)
 	ref     coll.OpRef
 	sel     coll.Selection
 	conf    *map[coll.Operation]string
@@ -58,6 +60,7 @@ type fastEntry struct {
 	root    int
 	commut  bool
 	refDone bool
+	counts  keptCounts // the per-rank counts and displacements (collcounts.go)
 }
 
 // fastCache is a communicator's kept choices, by routine.
@@ -76,8 +79,7 @@ func lenOrNil(b []byte) int {
 // holds.
 func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) error {
 	i := int(x.r) - int(RoutineBarrier)
-	if len(opts) != 0 || x.nonblocking || x.base != tagsUndecided || i < 0 || i >= fastRoutines ||
-		a.SendCounts != nil || a.RecvCounts != nil || a.SendDispls != nil || a.RecvDispls != nil {
+	if len(opts) != 0 || x.nonblocking || x.base != tagsUndecided || i < 0 || i >= fastRoutines {
 		return coll.Call(x, op, a, opts...) // tags: RunningAlgorithm
 	}
 	c := x.c
@@ -95,19 +97,23 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	sel, conf, cma := coll.CurrentSelection(), c.colls.m.Load(), c.cma.Load()
 	nSend, nRecv, commut := lenOrNil(a.Send), lenOrNil(a.Recv), a.Op.Commutative
 	if e.alg == nil || e.sel != sel || e.conf != conf || e.cma != cma || e.nSend != nSend ||
-		e.nRecv != nRecv || e.root != a.Root || e.commut != commut {
+		e.nRecv != nRecv || e.root != a.Root || e.commut != commut || !e.counts.same(a) {
 		alg, err := coll.SelectFor(x, op, a, bytes)
 		if err != nil {
 			e.alg = nil
 			return err
 		}
-		e.alg, e.tagless = alg, taglessAlgorithm(x.r, alg.Name)
+		e.alg, e.tagless, e.shm = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
+		e.counts.keep(a)
 	}
 	if e.tagless {
 		x.base = tagsNone
 	} else {
 		x.base = c.c.CollTagBase()
+	}
+	if e.shm != nil {
+		return runKept(x, op, e.shm, a)
 	}
 	return coll.RunChosen(x, op, e.alg, a)
 }

@@ -34,6 +34,10 @@ type shmAlg struct {
 	// a root): a hash of what else the ranks must agree on (the counts).
 	sigWord func(a *coll.Args) uint32
 	run     func(x *collComm, a *coll.Args, data []byte) error
+	// What the call path would otherwise work out per call, set once at
+	// start-up for the algorithms it knows (shmcoll_call.go); zero: work it
+	// out.
+	pre shmPre
 }
 
 // sigBytes is the size a rank's signature carries; dataBytes what the data
@@ -168,8 +172,9 @@ func shmInPieces(op coll.Operation) bool {
 
 // runShm runs one shared-memory collective: write, meet, check, read.
 func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
+	pre := s.prepared()
 	n := x.Size()
-	if n == 2 {
+	if n == 2 && pre.pairV {
 		if done, err := runPairV(x, s.op, a); done { // small per-count blocks on the lines (shmcoll_vline.go)
 			return err
 		}
@@ -181,20 +186,20 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	if s.sigWord != nil {
 		word = s.sigWord(a)
 	}
-	scratch, err := beginStep(x, s.op, word, s.sigBytes(n, a))
+	scratch, err := beginStepCode(x, pre.code, word, s.sigBytes(n, a))
 	if err != nil {
 		return err
 	}
 	data := scratch[n*sigSize:]
 	x.line.on = false // whatever an earlier call (one that panicked) left
-	if n == 2 {
+	if n == 2 && pre.lines {
 		if d, ok := startLine(x, s, a); ok {
 			data = d // small data go beside the arrival words (shmcoll_line.go)
 		}
 	}
 	err = s.run(x, a, data)
 	x.line.on = false
-	leadNext(x, s.op, a.Root)
+	leadNextPre(x, pre.lead, a.Root)
 	return err
 }
 
@@ -202,12 +207,18 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 // (runShm, runCMA, runCMAv): it waits for the last step to close, then
 // writes this rank's signature (op, word, size), and returns the area.
 func beginStep(x *collComm, op coll.Operation, word uint32, size int) ([]byte, error) {
+	return beginStepCode(x, opCode(op), word, size)
+}
+
+// beginStepCode is beginStep for an operation whose code (opCode) the
+// caller has at hand.
+func beginStepCode(x *collComm, code, word uint32, size int) ([]byte, error) {
 	if err := x.c.c.ShmBegin(); err != nil {
 		return nil, err
 	}
 	scratch := x.c.c.ShmScratch()
 	me := x.Rank()
-	writeSig(scratch[me*sigSize:(me+1)*sigSize], op, word, size)
+	writeSigCode(scratch[me*sigSize:(me+1)*sigSize], code, word, size)
 	return scratch, nil
 }
 
@@ -243,11 +254,23 @@ func rootSends(op coll.Operation) bool {
 // nobody writes stays in every cache (see docs/PERFORMANCE.md, "Two ranks:
 // the signature line").
 func writeSig(sig []byte, op coll.Operation, word uint32, size int) {
-	var s [sigSize]byte
-	binary.LittleEndian.PutUint32(s[0:], opCode(op))
-	binary.LittleEndian.PutUint32(s[4:], word)
-	binary.LittleEndian.PutUint64(s[8:], uint64(size))
-	storeIfChanged(sig[:sigSize], s[:])
+	writeSigCode(sig, opCode(op), word, size)
+}
+
+// writeSigCode is writeSig with the operation's code (opCode).
+func writeSigCode(sig []byte, code, word uint32, size int) {
+	lo, hi := uint64(code)|uint64(word)<<32, uint64(size)
+	if binary.LittleEndian.Uint64(sig[0:]) != lo || binary.LittleEndian.Uint64(sig[8:sigSize]) != hi {
+		binary.LittleEndian.PutUint64(sig[0:], lo)
+		binary.LittleEndian.PutUint64(sig[8:], hi)
+	}
+}
+
+// sameSig reports whether signatures a and b are equal (two loads each
+// instead of a call of memequal).
+func sameSig(a, b []byte) bool {
+	return binary.LittleEndian.Uint64(a[0:]) == binary.LittleEndian.Uint64(b[0:]) &&
+		binary.LittleEndian.Uint64(a[8:sigSize]) == binary.LittleEndian.Uint64(b[8:sigSize])
 }
 
 // storeIfChanged copies src into dst unless dst already holds it (see
@@ -393,7 +416,7 @@ func awaitRoot(x *collComm, root int) error {
 	scratch := x.c.c.ShmScratch()
 	me := x.Rank()
 	mine, theirs := scratch[me*sigSize:(me+1)*sigSize], scratch[root*sigSize:(root+1)*sigSize]
-	if string(mine) == string(theirs) {
+	if sameSig(mine, theirs) {
 		lineIn(x, false)
 		return nil
 	}
@@ -416,7 +439,7 @@ func checkAfter(x *collComm, stepErr error) error {
 	scratch := x.c.c.ShmScratchPrev()
 	mine := scratch[me*sigSize : (me+1)*sigSize]
 	for r := 0; r < n; r++ {
-		if string(scratch[r*sigSize:(r+1)*sigSize]) != string(mine) {
+		if r != me && !sameSig(scratch[r*sigSize:(r+1)*sigSize], mine) {
 			return fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
 				r, describeSig(scratch[r*sigSize:]), me, describeSig(mine))
 		}

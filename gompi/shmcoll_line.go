@@ -38,7 +38,7 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 	if size <= 0 {
 		return nil, false
 	}
-	if !plainShm(s) && !countsKnown(s) {
+	if !s.prepared().lines { // plainShm(s) || countsKnown(s)
 		return nil, false
 	}
 	need := s.sigBytes(2, a)

@@ -102,7 +102,7 @@ func lineBlockIn(x *collComm, prev bool) (int, []byte) {
 // waits for it, checks the signatures and copies the block out.
 func pairGatherv(x *collComm, a *coll.Args) error {
 	me := x.Rank()
-	if _, err := beginStep(x, coll.OpGatherv, uint32(int32(a.Root)), pairVSig); err != nil {
+	if _, err := beginStepCode(x, codeGatherv, uint32(int32(a.Root)), pairVSig); err != nil {
 		return err
 	}
 	if me != a.Root {
@@ -127,7 +127,7 @@ func pairGatherv(x *collComm, a *coll.Args) error {
 // block and arrives.
 func pairScatterv(x *collComm, a *coll.Args) error {
 	me := x.Rank()
-	if _, err := beginStep(x, coll.OpScatterv, uint32(int32(a.Root)), pairVSig); err != nil {
+	if _, err := beginStepCode(x, codeScatterv, uint32(int32(a.Root)), pairVSig); err != nil {
 		return err
 	}
 	if me == a.Root {
