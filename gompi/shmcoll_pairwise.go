@@ -73,11 +73,11 @@ const pwLine = 64
 func pwRegion(n int) int { return pwLine + (4*n+63)&^63 + (32*n+63)&^63 }
 
 type pwAlg struct {
-	op      coll.Operation
-	v       bool // counts and displacements per peer, published
+	op coll.Operation
+	v  bool // counts and displacements per peer, published
 	// rooted: the only transfers are from the root to each other rank
 	// (Scatter, shmcoll_pairwise_scatter.go); the other pairs have none.
-	rooted bool
+	rooted  bool
 	summary string
 	cost    string
 	ok      func(a *coll.Args) bool // nil: always
