@@ -1,9 +1,7 @@
 package gompi
 
 import (
-	"os"
 	"runtime"
-	"strconv"
 
 	"github.com/gompi/gompi/coll"
 )
@@ -20,12 +18,14 @@ import (
 // rank the first part (it reads it out of the root's buffer, or, Gather,
 // writes it into the root's), the root the rest (the reverse direction:
 // Bcast and Scatter write it into the other rank's buffer, Gather reads it
-// out of the other rank's send buffer). The root also copies its own block
-// (Scatter, Gather), so its part is smaller there (splitShare). A closing
-// step keeps both buffers alive until both copies are done.
+// out of the other rank's send buffer). The root of Scatter and Gather
+// also copies its own block. A closing step keeps both buffers alive until both copies are done.
 //
-// One more step than "cma" (two meets against one rooted step), which a
-// small block does not repay: the table has it from splitMin on.
+// One more step than "cma" (two meets against one rooted step) and two
+// system calls instead of one, which a small block does not repay: the
+// table has it from splitMin on. The shares are equal: the root of Scatter
+// and Gather copies its own block besides, but a smaller root share (4 and 6
+// sixteenths) measured no different within the noise.
 //
 // A copy the kernel refuses: the rank says so in the closing step, and the
 // whole block goes again as one message. The two records must agree in
@@ -36,9 +36,12 @@ import (
 // (shmcoll_vline.go); their signature carries splitSig, so ranks that
 // decided differently get ErrMismatch from the signature check.
 
-// splitMin is where "cma_split" takes over from "cma" (and Scatterv's and
-// Gatherv's forms from the slotted "cma"), in the operation's measure.
-const splitMin = 64 << 10
+// splitMin is where "cma_split" takes over from "cma" (Scatter: from
+// "linear"; Scatterv's and Gatherv's blocks: from the slotted "cma"), in
+// the operation's measure. Measured at 64 KiB-1 MiB (docs/PERFORMANCE.md,
+// "Two ranks, both copying"): a clear gain at 1 MiB, a small one at 256 KiB,
+// none that the noise did not cover below.
+const splitMin = 256 << 10
 
 // splitSig is the size field of the v-forms' signature here (theirs in
 // "cma" is 0, in the line form 1).
@@ -81,7 +84,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpScatterv, share: 8,
-		summary: "two ranks, a block of at least 64 KiB: as Scatter's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Scatter's (smaller blocks: cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
@@ -111,7 +114,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpGatherv, share: 8,
-		summary: "two ranks, a block of at least 64 KiB: as Gather's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Gather's (smaller blocks: cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
@@ -172,23 +175,10 @@ func splitCMAv(op coll.Operation) *cmavAlg {
 	return nil
 }
 
-// splitShareEnv, when set, overrides every form's share (sixteenths): for
-// measuring.
-var splitShareEnv = func() int {
-	v, err := strconv.Atoi(os.Getenv("GOMPI_SPLIT_SHARE"))
-	if err != nil || v < 0 || v > 16 {
-		return -1
-	}
-	return v
-}()
-
 // splitCut is where the root's part of a block of m bytes begins: the
 // other rank moves [0, cut), the root [cut, m). Cut at a 4 KiB multiple, so
 // that no page of an aligned buffer is pinned by both.
 func splitCut(m, share int) int {
-	if splitShareEnv >= 0 {
-		share = splitShareEnv
-	}
 	cut := m - m*share/16
 	if m >= 16<<10 {
 		cut &^= 4<<10 - 1

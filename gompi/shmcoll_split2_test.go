@@ -137,7 +137,7 @@ func splitCheck(c *Comm, k, m int, opts ...CollOption) error {
 	return nil
 }
 
-var splitSizes = []int{0, 1, 1000, 70 << 10, 200<<10 + 12345, 1 << 20}
+var splitSizes = []int{0, 1, 1000, 70 << 10, splitMin - 8, splitMin + 12345, 1 << 20}
 
 // TestSplitNamed: "cma_split" named on two ranks, both roots, in place and
 // not, several sizes (both scratch halves serve).
@@ -222,7 +222,7 @@ func TestSplitRefused(t *testing.T) {
 			t.Run(fmt.Sprintf("mode-%d/rank-%d", mode, refuser), func(t *testing.T) {
 				defer refuseMode.Store(0)
 				runCMATest(t, 2, func(c *Comm) error {
-					if err := splitCheck(c, 0, 100<<10, WithAlgorithm("cma_split")); err != nil { // agree first
+					if err := splitCheck(c, 0, splitMin+1000, WithAlgorithm("cma_split")); err != nil { // agree first
 						return err
 					}
 					if err := c.Barrier(); err != nil {
@@ -236,7 +236,7 @@ func TestSplitRefused(t *testing.T) {
 						return err
 					}
 					for k := 1; k < 5; k++ {
-						if err := splitCheck(c, k, 100<<10+k); err != nil {
+						if err := splitCheck(c, k, splitMin+1000+k); err != nil {
 							return err
 						}
 					}
@@ -255,10 +255,10 @@ func TestSplitMismatch(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			runCMATest(t, 2, func(c *Comm) error {
 				split := WithAlgorithm("cma_split")
-				if err := splitCheck(c, 0, 100<<10, split); err != nil { // agree first
+				if err := splitCheck(c, 0, splitMin+1000, split); err != nil { // agree first
 					return err
 				}
-				m, extra := 100<<10, 0
+				m, extra := splitMin+1000, 0
 				if c.Rank() == 1 {
 					extra = 4096
 				}
@@ -276,7 +276,7 @@ func TestSplitMismatch(t *testing.T) {
 				if !errors.Is(err, ErrMismatch) {
 					return fmt.Errorf("%s with rank 1's size different: %v on rank %d, want ErrMismatch", op, err, c.Rank())
 				}
-				return splitCheck(c, 3, 100<<10)
+				return splitCheck(c, 3, splitMin+1000)
 			})
 		})
 	}
