@@ -249,9 +249,10 @@ func TestSplitRefused(t *testing.T) {
 }
 
 // TestSplitMismatch: sizes that disagree give ErrMismatch on both ranks
-// (each sees the other's record), nobody hangs, and later calls work.
+// (each sees the other's record or signature), also where one rank's size
+// is below splitMin and it runs "cma"; nobody hangs, and later calls work.
 func TestSplitMismatch(t *testing.T) {
-	for _, op := range []string{"bcast", "gather", "scatterv", "gatherv"} {
+	for _, op := range []string{"bcast", "gather", "scatterv", "gatherv", "bcast-across", "scatterv-across"} {
 		t.Run(op, func(t *testing.T) {
 			runCMATest(t, 2, func(c *Comm) error {
 				split := WithAlgorithm("cma_split")
@@ -272,6 +273,18 @@ func TestSplitMismatch(t *testing.T) {
 					err = c.Scatterv(make([]byte, 2*m), []int{m, m}, []int{0, m}, make([]byte, m+extra), 0, split)
 				case "gatherv":
 					err = c.Gatherv(make([]byte, m+extra), make([]byte, 2*m), []int{m, m}, []int{0, m}, 0, split)
+				case "bcast-across", "scatterv-across":
+					// Rank 1's size is below splitMin: the default selection
+					// runs cma there and cma_split at the root.
+					small := m
+					if c.Rank() == 1 {
+						small = 100 << 10
+					}
+					if op == "bcast-across" {
+						err = c.Bcast(make([]byte, small), 0)
+					} else {
+						err = c.Scatterv(make([]byte, 2*m), []int{m, m}, []int{0, m}, make([]byte, small), 0)
+					}
 				}
 				if !errors.Is(err, ErrMismatch) {
 					return fmt.Errorf("%s with rank 1's size different: %v on rank %d, want ErrMismatch", op, err, c.Rank())
