@@ -63,6 +63,9 @@ func installCollectives() error {
 	if err := preferCMARedWhereFaster(); err != nil {
 		return err
 	}
+	if err := installSplit(); err != nil { // two ranks: both copy half (shmcoll_split2.go); before installCMAv
+		return err
+	}
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
 		return err
 	}
