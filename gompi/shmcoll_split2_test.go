@@ -1,3 +1,5 @@
+//go:build !mpi && !mpich
+
 package gompi
 
 import (
