@@ -10,12 +10,7 @@ import "github.com/gompi/gompi/coll"
 
 // set stores the arguments of a call without an operator or per-rank counts.
 func (x *collComm) set(send, recv []byte, root int) *coll.Args {
-	a := &x.args
-	a.Send, a.Recv, a.Root = send, recv, root
-	a.Op = coll.Op{}
-	a.SendCounts, a.SendDispls, a.RecvCounts, a.RecvDispls = nil, nil, nil, nil
-	a.SegmentSize = 0
-	return a
+	return x.setCounts(send, recv, nil, nil, nil, nil, root)
 }
 
 // setOp stores the arguments of a reduction (routine r, for opOf's error).

@@ -66,21 +66,26 @@ func runCMATest(t *testing.T, n int, fn func(c *Comm) error) {
 // cmaFill is the byte j of rank r's data in call k.
 func cmaFill(k, r, j int) byte { return byte(j*31 + r*7 + k*3 + j>>8) }
 
-// cmaCheck runs every single-copy collective once, named explicitly, with
-// block size m and call number k (roots and in-place forms vary with k),
-// and compares the results with what they must be.
-func cmaCheck(c *Comm, k, m int) error {
+// cmaWant compares got, what a call of call number k with block size m
+// and root root delivered on c's rank, with f.
+func cmaWant(c *Comm, k, m, root int, what string, got []byte, f func(j int) byte) error {
+	for j := range got {
+		if got[j] != f(j) {
+			return fmt.Errorf("call %d, %s, %d ranks, block %d, root %d: byte %d is %d, want %d on rank %d",
+				k, what, c.Size(), m, root, j, got[j], f(j), c.Rank())
+		}
+	}
+	return nil
+}
+
+// rootedCheck runs Bcast, Scatter and Gather once with block size m in
+// call k (root k%n, in place at the root on odd calls), with opts, and
+// compares the results with what they must be.
+func rootedCheck(c *Comm, k, m int, opts ...CollOption) error {
 	n, me := c.Size(), c.Rank()
-	cma := WithAlgorithm("cma")
 	root := k % n
 	want := func(what string, got []byte, f func(j int) byte) error {
-		for j := range got {
-			if got[j] != f(j) {
-				return fmt.Errorf("call %d, %s, %d ranks, block %d: byte %d is %d, want %d on rank %d",
-					k, what, n, m, j, got[j], f(j), me)
-			}
-		}
-		return nil
+		return cmaWant(c, k, m, root, what, got, f)
 	}
 	// Bcast.
 	buf := make([]byte, m)
@@ -89,13 +94,13 @@ func cmaCheck(c *Comm, k, m int) error {
 			buf[j] = cmaFill(k, root, j)
 		}
 	}
-	if err := c.Bcast(buf, root, cma); err != nil {
+	if err := c.Bcast(buf, root, opts...); err != nil {
 		return fmt.Errorf("bcast: %w", err)
 	}
 	if err := want("bcast", buf, func(j int) byte { return cmaFill(k, root, j) }); err != nil {
 		return err
 	}
-	// Scatter (in place at the root on odd calls).
+	// Scatter.
 	var send, recv []byte
 	if me == root {
 		send = make([]byte, n*m)
@@ -107,7 +112,7 @@ func cmaCheck(c *Comm, k, m int) error {
 	if me == root && k%2 == 1 {
 		recv = InPlace[byte]()
 	}
-	if err := c.Scatter(send, recv, root, cma); err != nil {
+	if err := c.Scatter(send, recv, root, opts...); err != nil {
 		return fmt.Errorf("scatter: %w", err)
 	}
 	if recv != nil {
@@ -115,7 +120,7 @@ func cmaCheck(c *Comm, k, m int) error {
 			return err
 		}
 	}
-	// Gather (in place at the root on odd calls).
+	// Gather.
 	send = make([]byte, m)
 	for j := range send {
 		send[j] = cmaFill(k, me, j)
@@ -128,14 +133,28 @@ func cmaCheck(c *Comm, k, m int) error {
 			send = InPlace[byte]()
 		}
 	}
-	if err := c.Gather(send, recv, root, cma); err != nil {
+	if err := c.Gather(send, recv, root, opts...); err != nil {
 		return fmt.Errorf("gather: %w", err)
 	}
 	if me == root {
-		if err := want("gather", recv, func(j int) byte { return cmaFill(k, j/m, j%m) }); err != nil {
-			return err
-		}
+		return want("gather", recv, func(j int) byte { return cmaFill(k, j/max(m, 1), j%max(m, 1)) })
 	}
+	return nil
+}
+
+// cmaCheck runs every single-copy collective once, named explicitly, with
+// block size m and call number k (roots and in-place forms vary with k),
+// and compares the results with what they must be.
+func cmaCheck(c *Comm, k, m int) error {
+	n, me := c.Size(), c.Rank()
+	cma := WithAlgorithm("cma")
+	if err := rootedCheck(c, k, m, cma); err != nil {
+		return err
+	}
+	want := func(what string, got []byte, f func(j int) byte) error {
+		return cmaWant(c, k, m, k%n, what, got, f)
+	}
+	var send, recv []byte
 	// Allgather (in place on odd calls).
 	recv = make([]byte, n*m)
 	send = make([]byte, m)

@@ -22,69 +22,13 @@ import (
 func splitCheck(c *Comm, k, m int, opts ...CollOption) error {
 	n, me := c.Size(), c.Rank()
 	root := k % n
-	want := func(what string, got []byte, f func(j int) byte) error {
-		for j := range got {
-			if got[j] != f(j) {
-				return fmt.Errorf("call %d, %s, %d ranks, block %d, root %d: byte %d is %d, want %d on rank %d",
-					k, what, n, m, root, j, got[j], f(j), me)
-			}
-		}
-		return nil
-	}
-	// Bcast.
-	buf := make([]byte, m)
-	if me == root {
-		for j := range buf {
-			buf[j] = cmaFill(k, root, j)
-		}
-	}
-	if err := c.Bcast(buf, root, opts...); err != nil {
-		return fmt.Errorf("bcast: %w", err)
-	}
-	if err := want("bcast", buf, func(j int) byte { return cmaFill(k, root, j) }); err != nil {
+	if err := rootedCheck(c, k, m, opts...); err != nil {
 		return err
 	}
-	// Scatter.
+	want := func(what string, got []byte, f func(j int) byte) error {
+		return cmaWant(c, k, m, root, what, got, f)
+	}
 	var send, recv []byte
-	if me == root {
-		send = make([]byte, n*m)
-		for j := range send {
-			send[j] = cmaFill(k, j/max(m, 1), j%max(m, 1))
-		}
-	}
-	recv = make([]byte, m)
-	if me == root && k%2 == 1 {
-		recv = InPlace[byte]()
-	}
-	if err := c.Scatter(send, recv, root, opts...); err != nil {
-		return fmt.Errorf("scatter: %w", err)
-	}
-	if recv != nil {
-		if err := want("scatter", recv, func(j int) byte { return cmaFill(k, me, j) }); err != nil {
-			return err
-		}
-	}
-	// Gather.
-	send = make([]byte, m)
-	for j := range send {
-		send[j] = cmaFill(k, me, j)
-	}
-	recv = nil
-	if me == root {
-		recv = make([]byte, n*m)
-		if k%2 == 1 {
-			copy(recv[me*m:], send)
-			send = InPlace[byte]()
-		}
-	}
-	if err := c.Gather(send, recv, root, opts...); err != nil {
-		return fmt.Errorf("gather: %w", err)
-	}
-	if me == root {
-		if err := want("gather", recv, func(j int) byte { return cmaFill(k, j/max(m, 1), j%max(m, 1)) }); err != nil {
-			return err
-		}
-	}
 	// Scatterv and Gatherv: rank r's block is m+r*8 bytes, 8 bytes apart.
 	counts, displs := make([]int, n), make([]int, n)
 	size := 0
