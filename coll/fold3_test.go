@@ -7,38 +7,36 @@ import (
 	"testing"
 )
 
+// realOps is every predefined operator over the real type T.
+func realOps[T Real]() []Op {
+	return []Op{Sum[T](), Prod[T](), Min[T](), Max[T](), LAnd[T](), LOr[T](), LXor[T](), MinLoc[T](), MaxLoc[T]()}
+}
+
+// intOps is every predefined operator over the integer type T.
+func intOps[T interface {
+	Integer
+	Real
+}]() []Op {
+	return append(realOps[T](), BAnd[T](), BOr[T](), BXor[T]())
+}
+
 // allBuiltins is every predefined operator over every element type it takes.
 func allBuiltins() []Op {
 	var ops []Op
 	add := func(o ...Op) { ops = append(ops, o...) }
-	real := func(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc Op) {
-		add(sum, prod, mn, mx, land, lor, lxor, minloc, maxloc)
-	}
-	integer := func(and, or, xor Op) { add(and, or, xor) }
-	real(Sum[float32](), Prod[float32](), Min[float32](), Max[float32](), LAnd[float32](), LOr[float32](), LXor[float32](), MinLoc[float32](), MaxLoc[float32]())
-	real(Sum[float64](), Prod[float64](), Min[float64](), Max[float64](), LAnd[float64](), LOr[float64](), LXor[float64](), MinLoc[float64](), MaxLoc[float64]())
-	real(Sum[int8](), Prod[int8](), Min[int8](), Max[int8](), LAnd[int8](), LOr[int8](), LXor[int8](), MinLoc[int8](), MaxLoc[int8]())
-	real(Sum[uint8](), Prod[uint8](), Min[uint8](), Max[uint8](), LAnd[uint8](), LOr[uint8](), LXor[uint8](), MinLoc[uint8](), MaxLoc[uint8]())
-	real(Sum[int16](), Prod[int16](), Min[int16](), Max[int16](), LAnd[int16](), LOr[int16](), LXor[int16](), MinLoc[int16](), MaxLoc[int16]())
-	real(Sum[uint16](), Prod[uint16](), Min[uint16](), Max[uint16](), LAnd[uint16](), LOr[uint16](), LXor[uint16](), MinLoc[uint16](), MaxLoc[uint16]())
-	real(Sum[int32](), Prod[int32](), Min[int32](), Max[int32](), LAnd[int32](), LOr[int32](), LXor[int32](), MinLoc[int32](), MaxLoc[int32]())
-	real(Sum[uint32](), Prod[uint32](), Min[uint32](), Max[uint32](), LAnd[uint32](), LOr[uint32](), LXor[uint32](), MinLoc[uint32](), MaxLoc[uint32]())
-	real(Sum[int64](), Prod[int64](), Min[int64](), Max[int64](), LAnd[int64](), LOr[int64](), LXor[int64](), MinLoc[int64](), MaxLoc[int64]())
-	real(Sum[uint64](), Prod[uint64](), Min[uint64](), Max[uint64](), LAnd[uint64](), LOr[uint64](), LXor[uint64](), MinLoc[uint64](), MaxLoc[uint64]())
-	real(Sum[int](), Prod[int](), Min[int](), Max[int](), LAnd[int](), LOr[int](), LXor[int](), MinLoc[int](), MaxLoc[int]())
-	real(Sum[uint](), Prod[uint](), Min[uint](), Max[uint](), LAnd[uint](), LOr[uint](), LXor[uint](), MinLoc[uint](), MaxLoc[uint]())
-	real(Sum[uintptr](), Prod[uintptr](), Min[uintptr](), Max[uintptr](), LAnd[uintptr](), LOr[uintptr](), LXor[uintptr](), MinLoc[uintptr](), MaxLoc[uintptr]())
-	integer(BAnd[int8](), BOr[int8](), BXor[int8]())
-	integer(BAnd[uint8](), BOr[uint8](), BXor[uint8]())
-	integer(BAnd[int16](), BOr[int16](), BXor[int16]())
-	integer(BAnd[uint16](), BOr[uint16](), BXor[uint16]())
-	integer(BAnd[int32](), BOr[int32](), BXor[int32]())
-	integer(BAnd[uint32](), BOr[uint32](), BXor[uint32]())
-	integer(BAnd[int64](), BOr[int64](), BXor[int64]())
-	integer(BAnd[uint64](), BOr[uint64](), BXor[uint64]())
-	integer(BAnd[int](), BOr[int](), BXor[int]())
-	integer(BAnd[uint](), BOr[uint](), BXor[uint]())
-	integer(BAnd[uintptr](), BOr[uintptr](), BXor[uintptr]())
+	add(realOps[float32]()...)
+	add(realOps[float64]()...)
+	add(intOps[int8]()...)
+	add(intOps[uint8]()...)
+	add(intOps[int16]()...)
+	add(intOps[uint16]()...)
+	add(intOps[int32]()...)
+	add(intOps[uint32]()...)
+	add(intOps[int64]()...)
+	add(intOps[uint64]()...)
+	add(intOps[int]()...)
+	add(intOps[uint]()...)
+	add(intOps[uintptr]()...)
 	add(Sum[complex64](), Prod[complex64](), Sum[complex128](), Prod[complex128]())
 	// Not predefined: a user operator, not commutative (ApplyTo's fallback).
 	add(NewOp("affine", false, func(in, inout [][2]float64) {
