@@ -145,6 +145,9 @@ func chainFits(x *collComm, a *coll.Args) bool {
 // where the vectors fit, else by single copy (runChainCMA).
 func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) error {
 	if !chainFits(x, a) {
+		if exscanSplit2(x, a, inclusive) {
+			return runExscanSplit2(x, a) // two ranks, both copying (shmcoll_scan_split2.go)
+		}
 		return runChainCMA(x, a, op, inclusive)
 	}
 	n, me := x.Size(), x.Rank()
