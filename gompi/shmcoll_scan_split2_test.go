@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-
 )
 
 // Exscan on two ranks with both copying (shmcoll_scan_split2.go) against
