@@ -24,7 +24,7 @@ import (
 // its buffer is done and every read of its input too.
 //
 // Two-rank Reduce (cmaReduce2): the root reads the first part of the
-// other's vector (about 3/7) and folds it while the other writes the rest
+// other's vector (5/8) and folds it while the other writes the rest
 // of its vector into the root's buffer; after the closing step the root
 // folds that part. The root folds everything (the other's CPU only
 // copies), and the root's read and the other's write run at once.
@@ -100,13 +100,18 @@ func cmaReduce(x *collComm, a *coll.Args, data []byte) error {
 }
 
 // reduce2Cut is where the root's part of a two-rank Reduce of m bytes ends
-// and the other's begins: about 3/7 of the vector (the root reads and
-// folds its part while the other only copies; reads and writes move about
-// 15 GB/s and the fold 40 on the development machine), on a page boundary
-// where the element size allows, so that neither copy pins a page the
-// other pins too.
+// and the other's begins: 5/8 of the vector, on a page boundary where the
+// element size allows, so that neither copy pins a page the other pins
+// too. The root reads and folds its part while the other only copies, and
+// folds the other's part after the closing step. The bound was 3/7 (from
+// reads and writes of about 15 GB/s and a fold of 40); measured side by
+// side on the development VM (per-call p50, docs/PERFORMANCE.md, "Two-rank
+// Exscan and Reduce, both copying"), the root's share of 5/8 took
+// 0.75-0.82x the time of 3/7 at 64 KiB-1 MiB, 1/4 and 1/2 were slower and
+// 3/4 to all of it no faster: the other's writev and the root's fold of
+// what it wrote cost more than the root's own read.
 func reduce2Cut(m, esize int) int {
-	cut := m * 3 / 7 / esize * esize
+	cut := m * 5 / 8 / esize * esize
 	if 4096%esize == 0 && cut > 4096 {
 		cut &^= 4095
 	}
