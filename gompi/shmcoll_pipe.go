@@ -65,6 +65,10 @@ func pipeTag(k uint64, j int) uint32 {
 	return 1<<30 | (uint32(k)&(1<<24-1))<<6 | uint32(j)
 }
 
+// pipeSpin is how many times the reader polls the writer's word before it
+// waits for a change (ShmAwaitChange): a few microseconds.
+const pipeSpin = 2048
+
 // pipePeers lists rank r alone, for ShmAwaitChange without an allocation.
 var pipePeers = [2][]int{{0}, {1}}
 
@@ -219,11 +223,22 @@ func pipeRead(eng *backend.Comm, theirs, mine []byte, w, me int, k uint64, data,
 	word := (*uint32)(unsafe.Pointer(&theirs[4]))
 	hi := pipeTag(k, 0)
 	for off, j := 0, 1; ; j++ {
-		// Wait until the writer's word says at least j pieces of this step.
-		for {
+		// Wait until the writer's word says at least j pieces of this step:
+		// polls first (a piece is well under a microsecond's copy, and
+		// ShmAwaitChange counts the thread as waiting, which may wake the
+		// progress goroutine), then the wait with its sleep and checks.
+		for spin := pipeSpin; ; spin = 0 {
 			v := atomic.LoadUint32(word)
 			if v&^63 == hi && int(v&63) >= j {
 				break
+			}
+			if spin > 0 {
+				for ; spin > 0; spin-- {
+					if v = atomic.LoadUint32(word); v&^63 == hi && int(v&63) >= j {
+						break
+					}
+				}
+				continue
 			}
 			released, err := eng.ShmAwaitChange(unsafe.Pointer(word), v, pipePeers[w], true)
 			if err != nil {
