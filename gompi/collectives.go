@@ -63,9 +63,6 @@ func installCollectives() error {
 	if err := preferCMARedWhereFaster(); err != nil {
 		return err
 	}
-	if err := installPipe(); err != nil { // two ranks, 16-64 KiB: the copies overlap piece by piece (shmcoll_pipe.go)
-		return err
-	}
 	if err := installSplit(); err != nil { // two ranks: both copy half (shmcoll_split2.go); before installCMAv
 		return err
 	}
