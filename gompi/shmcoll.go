@@ -344,7 +344,12 @@ func shmAllgather(x *collComm, a *coll.Args, data []byte) error {
 			return err
 		}
 		for r := range n {
-			copy(a.Recv[r*m+off:r*m+off+k], data[r*q:r*q+k])
+			switch {
+			case r != me:
+				copy(a.Recv[r*m+off:r*m+off+k], data[r*q:r*q+k])
+			case a.Send != nil: // its own piece from its own buffer, not back out of the half
+				copy(a.Recv[r*m+off:r*m+off+k], own[off:off+k])
+			}
 		}
 		if off += k; off >= m {
 			return nil

@@ -190,6 +190,9 @@ func splitCut(m, share int) int {
 func runSplit(x *collComm, s *splitAlg, a *coll.Args) error {
 	me := x.Rank()
 	if splitV(s.op) && splitBlock(s, me, a) < splitMin {
+		if v := vShm2(x, s.op, splitBlock(s, me, a)); v != nil { // through the half (shmcoll_vshm2.go)
+			return runShm(x, v, a)
+		}
 		return runCMAv(x, splitCMAv(s.op), a)
 	}
 	scratch, err := beginStep(x, s.op, uint32(int32(a.Root)), s.sig(a))
