@@ -84,7 +84,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpScatterv, share: 8,
-		summary: "two ranks, a block of at least 256 KiB: as Scatter's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Scatter's (smaller blocks: shm from 8 KiB up to a slot, else cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
@@ -114,7 +114,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpGatherv, share: 8,
-		summary: "two ranks, a block of at least 256 KiB: as Gather's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Gather's (smaller blocks: shm from 8 KiB up to a slot, else cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
