@@ -295,7 +295,7 @@ func shmBcast(x *collComm, a *coll.Args, data []byte) error {
 	msg := a.Recv
 	if len(msg) <= len(data) {
 		if me == a.Root {
-			copy(data, msg)
+			scratchCopy(x.Size(), data, msg)
 			return post(x)
 		}
 		if err := awaitRoot(x, a.Root); err != nil {
@@ -308,7 +308,7 @@ func shmBcast(x *collComm, a *coll.Args, data []byte) error {
 		end := min(off+len(data), len(msg))
 		var err error
 		if me == a.Root {
-			copy(data, msg[off:end])
+			scratchCopy(x.Size(), data, msg[off:end])
 			err = meetAsRoot(x)
 		} else {
 			err = meet(x)
@@ -339,12 +339,17 @@ func shmAllgather(x *collComm, a *coll.Args, data []byte) error {
 	q := max(len(data)/n, 1)
 	for off := 0; ; {
 		k := min(q, m-off)
-		copy(data[me*q:me*q+k], own[off:off+k])
+		scratchCopy(n, data[me*q:me*q+k], own[off:off+k])
 		if err := meet(x); err != nil {
 			return err
 		}
 		for r := range n {
-			copy(a.Recv[r*m+off:r*m+off+k], data[r*q:r*q+k])
+			switch {
+			case r != me:
+				copy(a.Recv[r*m+off:r*m+off+k], data[r*q:r*q+k])
+			case a.Send != nil: // its own piece from its own buffer, not back out of the half
+				copy(a.Recv[r*m+off:r*m+off+k], own[off:off+k])
+			}
 		}
 		if off += k; off >= m {
 			return nil
@@ -506,7 +511,7 @@ var shmAlgs = []*shmAlg{
 			// place: recv, which the fold overwrites, is another buffer).
 			own := me == a.Root && a.Send != nil
 			if !own {
-				copy(data[me*m:], v)
+				scratchCopy(x.Size(), data[me*m:], v)
 			}
 			if me != a.Root {
 				return arrive(x) // the root reads it; nothing to wait for
@@ -551,9 +556,9 @@ var shmAlgs = []*shmAlg{
 				return nil
 			}
 			if a.Send != nil {
-				copy(data[me*m:], a.Send)
+				scratchCopy(n, data[me*m:], a.Send)
 			} else {
-				copy(data[me*m:], a.Recv[me*m:(me+1)*m])
+				scratchCopy(n, data[me*m:], a.Recv[me*m:(me+1)*m])
 			}
 			return arrive(x) // the root reads it; nothing to wait for
 		}},
@@ -566,8 +571,8 @@ var shmAlgs = []*shmAlg{
 			if me == a.Root {
 				// Every block but its own goes through the scratch area;
 				// its own straight to recv (nil: in place).
-				copy(data[:me*m], a.Send[:me*m])
-				copy(data[(me+1)*m:n*m], a.Send[(me+1)*m:n*m])
+				scratchCopy(n, data[:me*m], a.Send[:me*m])
+				scratchCopy(n, data[(me+1)*m:n*m], a.Send[(me+1)*m:n*m])
 				if a.Recv != nil {
 					copy(a.Recv, a.Send[me*m:(me+1)*m])
 				}
@@ -595,7 +600,7 @@ var shmAlgs = []*shmAlg{
 			if src == nil {
 				src = a.Recv
 			}
-			copy(data[me*row:], src[:row])
+			scratchCopy(n, data[me*row:], src[:row])
 			if err := meet(x); err != nil {
 				return err
 			}

@@ -257,7 +257,7 @@ func cmaGatherv(x *collComm, a *coll.Args, data []byte) error {
 		c := len(a.Send)
 		if c <= q-cmavHdr {
 			putPair(slot, c, cmavInSlot)
-			copy(slot[cmavHdr:], a.Send)
+			scratchCopy(x.Size(), slot[cmavHdr:], a.Send)
 			return x.c.c.ShmArrive()
 		}
 		putPair(slot, c, cmavInSlot)
@@ -333,7 +333,7 @@ func cmaScatterv(x *collComm, a *coll.Args, data []byte) error {
 			slot := slots[r*q : (r+1)*q]
 			putPair(slot, c, cmavInSlot)
 			if c <= q-cmavHdr {
-				copy(slot[cmavHdr:], a.Send[d:][:c])
+				scratchCopy(x.Size(), slot[cmavHdr:], a.Send[d:][:c])
 			} else {
 				big = true
 			}
@@ -410,7 +410,7 @@ func cmaAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 		c, d := a.SendCounts[j], a.SendDispls[j]
 		putPair(mine[j*16:], c, d)
 		if c <= s && j != me {
-			copy(mine[cmavSlot(n, s, me, j):], a.Send[d:][:c])
+			scratchCopy(n, mine[cmavSlot(n, s, me, j):], a.Send[d:][:c])
 		}
 	}
 	if err := meet(x); err != nil {

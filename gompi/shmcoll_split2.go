@@ -84,7 +84,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpScatterv, share: 8,
-		summary: "two ranks, a block of at least 256 KiB: as Scatter's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Scatter's (smaller blocks: shm from 8 KiB up to a slot, else cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
@@ -114,7 +114,7 @@ var splitAlgs = []*splitAlg{
 			}
 		}},
 	{op: coll.OpGatherv, share: 8,
-		summary: "two ranks, a block of at least 256 KiB: as Gather's (smaller blocks: cma)",
+		summary: "two ranks, a block of at least 256 KiB: as Gather's (smaller blocks: shm from 8 KiB up to a slot, else cma)",
 		sig:     func(*coll.Args) int { return splitSig },
 		part: func(me int, a *coll.Args) []byte {
 			if me != a.Root {
@@ -190,6 +190,9 @@ func splitCut(m, share int) int {
 func runSplit(x *collComm, s *splitAlg, a *coll.Args) error {
 	me := x.Rank()
 	if splitV(s.op) && splitBlock(s, me, a) < splitMin {
+		if v := vShm2(x, s.op, splitBlock(s, me, a)); v != nil { // through the half (shmcoll_vshm2.go)
+			return runShm(x, v, a)
+		}
 		return runCMAv(x, splitCMAv(s.op), a)
 	}
 	scratch, err := beginStep(x, s.op, uint32(int32(a.Root)), s.sig(a))

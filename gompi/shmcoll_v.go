@@ -53,7 +53,7 @@ func shmGatherv(x *collComm, a *coll.Args, data []byte) error {
 		binary.LittleEndian.PutUint64(slot, uint64(len(a.Send)))
 		big := len(a.Send) > q-hdrSize
 		if !big {
-			copy(slot[hdrSize:], a.Send)
+			scratchCopy(n, slot[hdrSize:], a.Send)
 		}
 		if err := x.c.c.ShmArrive(); err != nil {
 			return err
@@ -104,7 +104,7 @@ func shmScatterv(x *collComm, a *coll.Args, data []byte) error {
 			c := a.SendCounts[r]
 			binary.LittleEndian.PutUint64(slot, uint64(c))
 			if c <= q-hdrSize {
-				copy(slot[hdrSize:], a.Send[a.SendDispls[r]:][:c])
+				scratchCopy(n, slot[hdrSize:], a.Send[a.SendDispls[r]:][:c])
 			} else {
 				big = true
 			}
@@ -179,7 +179,7 @@ func shmAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 		c := scounts[j]
 		binary.LittleEndian.PutUint64(mine[j*hdrSize:], uint64(c))
 		if c <= s {
-			copy(mine[n*hdrSize+j*s:], send[sdispls[j]:][:c])
+			scratchCopy(n, mine[n*hdrSize+j*s:], send[sdispls[j]:][:c])
 		} else {
 			bigOut = true
 		}
@@ -237,17 +237,20 @@ func shmAllgatherv(x *collComm, a *coll.Args, data []byte) error {
 	counts, displs := a.RecvCounts, a.RecvDispls
 	off := sumInts(counts[:me])
 	if a.Send != nil {
-		copy(data[off:], a.Send)
+		scratchCopy(n, data[off:], a.Send)
 	} else {
-		copy(data[off:], a.Recv[displs[me]:][:counts[me]])
+		scratchCopy(n, data[off:], a.Recv[displs[me]:][:counts[me]])
 	}
 	if err := meet(x); err != nil {
 		return err
 	}
 	off = 0
 	for r := range n {
-		if r != me || a.Send != nil {
+		switch {
+		case r != me:
 			copy(a.Recv[displs[r]:][:counts[r]], data[off:off+counts[r]])
+		case a.Send != nil: // its own block from its own buffer, not back out of the half
+			copy(a.Recv[displs[r]:][:counts[r]], a.Send)
 		}
 		off += counts[r]
 	}
