@@ -51,6 +51,7 @@ type fastEntry struct {
 	alg     *coll.Algorithm
 	tagless bool
 	shm     *shmAlg // alg is this plain shm algorithm: run it directly (runKept)
+	chain   int8    // alg is Scan's or Exscan's chain: run it directly (chainKept, collfast_chain.go)
 	ref     coll.OpRef
 	sel     coll.Selection
 	conf    *map[coll.Operation]string
@@ -90,7 +91,7 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	if !e.refDone {
 		e.ref, e.refDone = coll.RefOf(op), true
 	}
-	bytes, err := coll.CheckRef(x, op, e.ref, a)
+	bytes, err := coll.CheckRefAt(op, e.ref, c.c.Size(), c.c.Rank(), a)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 			e.alg = nil
 			return err
 		}
-		e.alg, e.tagless, e.shm = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg)
+		e.alg, e.tagless, e.shm, e.chain = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg), chainKindOf(op, alg)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
 		e.counts.keep(a)
 	}
@@ -115,16 +116,23 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	if e.shm != nil {
 		return runKept(x, op, e.shm, a)
 	}
+	if e.chain != chainNone {
+		return runKeptChain(x, op, e.chain, a)
+	}
 	return coll.RunChosen(x, op, e.alg, a)
 }
 
 // taglessAlgorithm reports whether algorithm name, run for blocking routine
 // r, sends no messages: the plain shared-memory steps (shmAlgs; the forms
 // with per-rank counts send the blocks too large for their slots
-// point-to-point). By routine, not by operation name: RunningAlgorithm asks
-// on every call that chooses afresh (TestTaglessRoutinesAreShmAlgs keeps
-// the list and shmAlgs alike).
+// point-to-point) and Scan's and Exscan's chain (flags in the scratch area,
+// or single copy: no messages either). By routine, not by operation name:
+// RunningAlgorithm asks on every call that chooses afresh
+// (TestTaglessRoutinesAreShmAlgs keeps the list and shmAlgs alike).
 func taglessAlgorithm(r Routine, name string) bool {
+	if name == "chain" {
+		return r == RoutineScan || r == RoutineExscan
+	}
 	if name != "shm" {
 		return false
 	}

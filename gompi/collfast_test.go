@@ -4,6 +4,7 @@ package gompi
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -239,6 +240,23 @@ func TestFastPathMixedTagsMatch(t *testing.T) {
 							return fmt.Errorf("ibcast: rank %d got %q", me, ib)
 						}
 					}
+					// Scan and Exscan: the chain (no tags) on even
+					// iterations, recursive doubling (a tag base) on odd.
+					sin, sout := []float64{float64(me + it)}, []float64{-1}
+					if err := Scan(c, sin, sout, Sum[float64](), withAlgorithmIf(it%2 == 1, "recursive_doubling")...); err != nil {
+						return err
+					}
+					record()
+					if want := float64(me*(me+1)/2 + (me+1)*it); sout[0] != want {
+						return fmt.Errorf("iteration %d scan: rank %d got %v, want %v", it, me, sout[0], want)
+					}
+					if err := Exscan(c, sin, sout, Sum[float64](), withAlgorithmIf(it%2 == 1, "recursive_doubling")...); err != nil {
+						return err
+					}
+					record()
+					if want := float64(me*(me-1)/2 + me*it); me > 0 && sout[0] != want {
+						return fmt.Errorf("iteration %d exscan: rank %d got %v, want %v", it, me, sout[0], want)
+					}
 					g := make([]byte, n*4)
 					if err := c.Gather([]byte{byte(me), 1, 2, byte(it)}, g, root, withAlgorithmIf(it%2 == 1, "linear")...); err != nil {
 						return err
@@ -309,6 +327,10 @@ func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
 		if taglessAlgorithm(r, "binomial") {
 			t.Errorf("%s: binomial counted as tagless", r)
 		}
+		// The chain (collfast_chain.go) is Scan's and Exscan's only.
+		if want := r == RoutineScan || r == RoutineExscan; taglessAlgorithm(r, "chain") != want {
+			t.Errorf("%s: chain tagless %v, want %v", r, taglessAlgorithm(r, "chain"), want)
+		}
 	}
 	err := Run(2, func(c *Comm) error {
 		b8, r8 := make([]byte, 8), make([]byte, 16)
@@ -337,9 +359,68 @@ func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
 				return fmt.Errorf("%s (shm) took tag base %d", name, base)
 			}
 		}
+		// Scan and Exscan run the chain at 2 ranks and 8 B, chosen (the
+		// first call) or kept (the second), without a tag base.
+		for it := range 2 {
+			for _, name := range []string{"scan", "exscan"} {
+				var err error
+				if name == "scan" {
+					err = c.Scan(b8, r8[:8], sum)
+				} else {
+					err = c.Exscan(b8, r8[:8], sum)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if algo, base := lastCall(c); algo != "chain" || base != tagsNone {
+					return fmt.Errorf("%s call %d ran %q with tag base %d at 2 ranks, 8 B", name, it, algo, base)
+				}
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeptChainErrors: a kept chain (Exscan at 2 ranks, collfast_chain.go)
+// run directly fails as the same call through coll.Call does: rank 1,
+// which waits for rank 0's vector, sees rank 0's other size as
+// ErrMismatch, with the same words on both paths.
+func TestKeptChainErrors(t *testing.T) {
+	var errs [2]string
+	err := Run(2, func(c *Comm) error {
+		me := c.Rank()
+		sum := Sum[float64]()
+		for i, opts := range [][]CollOption{nil, {WithAlgorithm("chain")}} {
+			if err := c.Exscan(make([]byte, 8), make([]byte, 8), sum, opts...); err != nil { // kept
+				return err
+			}
+			if algo, _ := lastCall(c); algo != "chain" {
+				return fmt.Errorf("path %d ran %q", i, algo)
+			}
+			m := 8
+			if me == 0 {
+				m = 16 // rank 1 keeps its arguments, and so its kept choice
+			}
+			err := c.Exscan(make([]byte, m), make([]byte, m), sum, opts...)
+			if me == 1 {
+				if !errors.Is(err, ErrMismatch) {
+					return fmt.Errorf("path %d: %v, want ErrMismatch", i, err)
+				}
+				errs[i] = err.Error()
+			}
+			if err := c.Barrier(WithAlgorithm("dissemination")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("rank 1: kept path %q, selection path %q", errs[0], errs[1])
 	}
 }

@@ -159,9 +159,10 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	m := len(a.Recv)
 	own := contribution(a)
 	sig := scratch[me*sigSize : (me+1)*sigSize]
+	code := chainCode(inclusive) // opCode(op)
 	if me < n-1 { // the last rank's vector is nobody's to read
 		copy(data[me*m:(me+1)*m], own[:m])
-		binary.LittleEndian.PutUint32(sig[0:], opCode(op))
+		binary.LittleEndian.PutUint32(sig[0:], code)
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
 		eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
 	}
@@ -171,7 +172,7 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 		if err := eng.ShmAwaitWord(unsafe.Pointer(&theirs[4]), tag); err != nil {
 			return err
 		}
-		if opCode(op) != binary.LittleEndian.Uint32(theirs[0:]) || uint64(m) != binary.LittleEndian.Uint64(theirs[8:]) {
+		if code != binary.LittleEndian.Uint32(theirs[0:]) || uint64(m) != binary.LittleEndian.Uint64(theirs[8:]) {
 			err := fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
 				j, describeOp(theirs), binary.LittleEndian.Uint64(theirs[8:]), me, op, m)
 			if aerr := eng.ShmArrive(); aerr != nil {
