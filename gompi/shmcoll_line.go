@@ -82,14 +82,14 @@ func countsKnown(s *shmAlg) bool {
 // at start-up (shmPre.line) instead of a switch over the operation's name
 // (a string) on every call.
 const (
-	lineNone          int8 = iota
-	lineBcast              // the root's message
-	lineScatter            // the root's block for its peer
-	lineVec                // Reduce, Allreduce, Scan, Exscan, Gather, Allgather: rank r's vector or block at r·m
-	lineAlltoall           // rank r's row at r·row
-	lineReduceScatterB     // Reduce_scatter_block: rank r's vector at 2r·m
-	lineAllgatherv         // by the counts
-	lineReduceScatter      // by the counts
+	lineNone           int8 = iota
+	lineBcast               // the root's message
+	lineScatter             // the root's block for its peer
+	lineVec                 // Reduce, Allreduce, Scan, Exscan, Gather, Allgather: rank r's vector or block at r·m
+	lineAlltoall            // rank r's row at r·row
+	lineReduceScatterB      // Reduce_scatter_block: rank r's vector at 2r·m
+	lineAllgatherv          // by the counts
+	lineReduceScatter       // by the counts
 )
 
 // lineKindOf is op's layout on the lines (lineNone: not on them).

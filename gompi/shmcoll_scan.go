@@ -159,8 +159,8 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	m := len(a.Recv)
 	own := contribution(a)
 	sig := scratch[me*sigSize : (me+1)*sigSize]
-	code := chainCode(inclusive) // opCode(op)
-	if me < n-1 { // the last rank's vector is nobody's to read
+	code := chainCode(inclusive) // opCode(op), worked out once
+	if me < n-1 {                // the last rank's vector is nobody's to read
 		copy(data[me*m:(me+1)*m], own[:m])
 		binary.LittleEndian.PutUint32(sig[0:], code)
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
