@@ -424,3 +424,54 @@ func TestKeptChainErrors(t *testing.T) {
 		t.Errorf("rank 1: kept path %q, selection path %q", errs[0], errs[1])
 	}
 }
+
+// TestKeptCallStillChecked: a kept choice skips coll's argument checks only
+// for a call whose checked inputs are the kept call's (collfast.go); a call
+// that changes any of them, after a kept one, is checked and refused as
+// before: the operator's element size, the root, the counts, a buffer's
+// length. The kept call works again afterwards.
+func TestKeptCallStillChecked(t *testing.T) {
+	err := Run(2, func(c *Comm) error {
+		me := c.Rank()
+		b12, r12 := make([]byte, 12), make([]byte, 12)
+		good := func() error { return c.Allreduce(b12, r12, Sum[int32]()) }
+		bad := map[string]func() error{
+			"element size": func() error { return c.Allreduce(b12, r12, Sum[float64]()) }, // 12 B is not whole float64s
+			"root":         func() error { return c.Reduce(b12, r12, Sum[int32](), 2) },
+			"length":       func() error { return c.Allreduce(b12, r12[:8], Sum[int32]()) },
+		}
+		for _, name := range []string{"element size", "root", "length"} {
+			for range 2 { // choose, then keep
+				if err := good(); err != nil {
+					return fmt.Errorf("before %s: %w", name, err)
+				}
+				if err := c.Reduce(b12, r12, Sum[int32](), 0); err != nil {
+					return fmt.Errorf("before %s: %w", name, err)
+				}
+			}
+			if err := bad[name](); !errors.Is(err, ErrArg) {
+				return fmt.Errorf("%s changed after a kept call: %v, want ErrArg", name, err)
+			}
+		}
+		// Per-rank counts changed in the same arrays: checked again.
+		counts, displs := []int{4, 4}, []int{0, 4}
+		recv := make([]byte, 8)
+		for range 2 {
+			if err := c.Allgatherv(b12[:4], recv, counts, displs); err != nil {
+				return err
+			}
+		}
+		displs[1] = 6 // rank 1's block no longer fits in 8 bytes
+		if err := c.Allgatherv(b12[:4], recv, counts, displs); !errors.Is(err, ErrArg) {
+			return fmt.Errorf("rank %d: displacement changed after a kept call: %v, want ErrArg", me, err)
+		}
+		displs[1] = 4
+		if err := c.Allgatherv(b12[:4], recv, counts, displs); err != nil {
+			return err
+		}
+		return good()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
