@@ -359,21 +359,29 @@ func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
 				return fmt.Errorf("%s (shm) took tag base %d", name, base)
 			}
 		}
-		// Scan and Exscan run the chain at 2 ranks and 8 B, chosen (the
-		// first call) or kept (the second), without a tag base.
+		// Scan and Exscan run shm at 2 ranks and 8 B (on the lines), the
+		// chain at 512 B, chosen (the first call) or kept (the second),
+		// without a tag base.
+		v, w := make([]byte, 512), make([]byte, 512)
 		for it := range 2 {
 			for _, name := range []string{"scan", "exscan"} {
-				var err error
-				if name == "scan" {
-					err = c.Scan(b8, r8[:8], sum)
-				} else {
-					err = c.Exscan(b8, r8[:8], sum)
-				}
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				if algo, base := lastCall(c); algo != "chain" || base != tagsNone {
-					return fmt.Errorf("%s call %d ran %q with tag base %d at 2 ranks, 8 B", name, it, algo, base)
+				for _, m := range []int{8, 512} {
+					var err error
+					if name == "scan" {
+						err = c.Scan(v[:m], w[:m], sum)
+					} else {
+						err = c.Exscan(v[:m], w[:m], sum)
+					}
+					if err != nil {
+						return fmt.Errorf("%s: %w", name, err)
+					}
+					want := "chain"
+					if m == 8 {
+						want = "shm"
+					}
+					if algo, base := lastCall(c); algo != want || base != tagsNone {
+						return fmt.Errorf("%s call %d ran %q with tag base %d at 2 ranks, %d B", name, it, algo, base, m)
+					}
 				}
 			}
 		}
@@ -394,15 +402,15 @@ func TestKeptChainErrors(t *testing.T) {
 		me := c.Rank()
 		sum := Sum[float64]()
 		for i, opts := range [][]CollOption{nil, {WithAlgorithm("chain")}} {
-			if err := c.Exscan(make([]byte, 8), make([]byte, 8), sum, opts...); err != nil { // kept
+			if err := c.Exscan(make([]byte, 512), make([]byte, 512), sum, opts...); err != nil { // kept
 				return err
 			}
 			if algo, _ := lastCall(c); algo != "chain" {
 				return fmt.Errorf("path %d ran %q", i, algo)
 			}
-			m := 8
+			m := 512 // the chain's at 2 ranks (beyond the lines)
 			if me == 0 {
-				m = 16 // rank 1 keeps its arguments, and so its kept choice
+				m = 1024 // rank 1 keeps its arguments, and so its kept choice
 			}
 			err := c.Exscan(make([]byte, m), make([]byte, m), sum, opts...)
 			if me == 1 {
