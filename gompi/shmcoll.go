@@ -610,7 +610,22 @@ var shmAlgs = []*shmAlg{
 		run: func(x *collComm, a *coll.Args, data []byte) error {
 			n, me := x.Size(), x.Rank()
 			m := rsBlock(n, a)
-			return foldOwnPart(x, a, data, n*m, me*m, m)
+			v := a.Send
+			if v == nil {
+				v = a.Recv // in place: recv holds the whole vector
+			}
+			copy(data[me*n*m:], v[:n*m])
+			if err := meet(x); err != nil {
+				return err
+			}
+			// Rank r's block b sits at r*n*m + b*m: fold block me of every
+			// rank into the start of recv.
+			out := a.Recv[:m]
+			copy(out, data[(n-1)*n*m+me*m:][:m])
+			for r := n - 2; r >= 0; r-- {
+				a.Op.Apply(data[r*n*m+me*m:][:m], out)
+			}
+			return nil
 		}},
 }
 

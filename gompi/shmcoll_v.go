@@ -260,8 +260,19 @@ func reduceScatterNeed(n int, a *coll.Args) int { return n * sumInts(a.RecvCount
 // shmReduceScatter: every rank writes its vector, all meet, and each folds
 // its own part over all ranks in rank order.
 func shmReduceScatter(x *collComm, a *coll.Args, data []byte) error {
-	me := x.Rank()
-	return foldOwnPart(x, a, data, sumInts(a.RecvCounts), sumInts(a.RecvCounts[:me]), a.RecvCounts[me])
+	n, me := x.Size(), x.Rank()
+	total := sumInts(a.RecvCounts)
+	copy(data[me*total:], contribution(a)[:total])
+	if err := meet(x); err != nil {
+		return err
+	}
+	off, m := sumInts(a.RecvCounts[:me]), a.RecvCounts[me]
+	out := a.Recv[:m]
+	copy(out, data[(n-1)*total+off:][:m])
+	for r := n - 2; r >= 0; r-- {
+		a.Op.Apply(data[r*total+off:][:m], out)
+	}
+	return nil
 }
 
 // countsHash is the signature word of Allgatherv and ReduceScatter: FNV-1a
