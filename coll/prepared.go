@@ -45,6 +45,16 @@ func CheckRef(c Comm, op Operation, ref OpRef, a *Args) (int, error) {
 	return bytes, nil
 }
 
+// CheckRefAt is CheckRef for rank r of a communicator of n ranks (c.Rank()
+// and c.Size(), which the caller has at hand: two interface calls fewer).
+func CheckRefAt(op Operation, ref OpRef, n, r int, a *Args) (int, error) {
+	bytes, err := checkAt(int(ref), op, n, r, a)
+	if err != nil {
+		return 0, &Error{Op: op, Rank: r, Peer: -1, Err: err}
+	}
+	return bytes, nil
+}
+
 // SelectFor returns the algorithm Call would run for a call that CheckRef
 // accepted with size bytes and no options, with Call's errors.
 func SelectFor(c Comm, op Operation, a *Args, bytes int) (*Algorithm, error) {

@@ -15,7 +15,7 @@ import (
 // ranks every nanosecond of it is paid by both ranks in series with the
 // hand-off (docs/PERFORMANCE.md, "Two ranks: less code per call").
 func BenchmarkCallCode(b *testing.B) {
-	for _, op := range []string{"barrier", "bcast", "allreduce-f64", "allreduce-i32", "allreduce-bytes", "scatter", "allgatherv", "alltoallv", "gatherv"} {
+	for _, op := range []string{"barrier", "bcast", "allreduce-f64", "allreduce-i32", "allreduce-bytes", "scatter", "allgatherv", "alltoallv", "gatherv", "reduce-f32", "scan-f32", "exscan-f32", "reduce-scatter-f32", "reduce-scatter-block-f32"} {
 		b.Run(op, func(b *testing.B) {
 			b.ReportAllocs()
 			err := gompi.Run(1, func(c *gompi.Comm) error {
@@ -46,6 +46,8 @@ func callCodeCall(c *gompi.Comm, op string) func() error {
 	f64in, f64out := []float64{1}, []float64{0}
 	i32in, i32out := []int32{1, 2}, []int32{0, 0}
 	sumF, sumI := gompi.Sum[float64](), gompi.Sum[int32]()
+	f32in, f32out, sum32 := make([]float32, 16), make([]float32, 16), gompi.Sum[float32]()
+	f32counts := []int{16}
 	switch op {
 	case "barrier":
 		return func() error { return c.Barrier() }
@@ -65,6 +67,16 @@ func callCodeCall(c *gompi.Comm, op string) func() error {
 		return func() error { return c.Alltoallv(one, counts, displs, other, counts, displs) }
 	case "gatherv":
 		return func() error { return c.Gatherv(one, other, counts, displs, 0) }
+	case "reduce-f32": // 64 B, as the osu benchmark calls it
+		return func() error { return gompi.Reduce(c, f32in, f32out, sum32, 0) }
+	case "scan-f32":
+		return func() error { return gompi.Scan(c, f32in, f32out, sum32) }
+	case "exscan-f32":
+		return func() error { return gompi.Exscan(c, f32in, f32out, sum32) }
+	case "reduce-scatter-f32":
+		return func() error { return gompi.ReduceScatter(c, f32in, f32out, f32counts, sum32) }
+	case "reduce-scatter-block-f32":
+		return func() error { return gompi.ReduceScatterBlock(c, f32in, f32out, sum32) }
 	}
 	panic("unknown op " + op)
 }

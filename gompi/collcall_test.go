@@ -25,7 +25,10 @@ func TestShmPrepared(t *testing.T) {
 			lead = leadTo
 		}
 		lines := (plainShm(s) || countsKnown(s)) && s.op != coll.OpBarrier
-		want := shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: lead}
+		want := shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: lead, line: lineKindOf(s.op)}
+		if lines && want.line == lineNone {
+			t.Errorf("%s: may go on the lines, but has no layout there", s.op)
+		}
 		if s.op == coll.OpBarrier {
 			if _, _, ok := lineRanges(s.op, &coll.Args{}, 0); ok {
 				t.Error("barrier has line ranges: its pre.lines should be true")
@@ -36,7 +39,7 @@ func TestShmPrepared(t *testing.T) {
 		}
 		unset := *s
 		unset.pre = shmPre{}
-		if got := unset.prepared(); got.code != want.code || got.pairV != want.pairV || got.lead != want.lead {
+		if got := unset.prepared(); got.code != want.code || got.pairV != want.pairV || got.lead != want.lead || got.line != want.line {
 			t.Errorf("%s: worked out when called %+v, want %+v", s.op, got, want)
 		}
 	}

@@ -269,7 +269,10 @@ func (c *Comm) collective(r Routine, root, n int, f func(x *collComm) error) err
 	// window's service may have written this rank's memory for another
 	// rank's epoch (see raceSync).
 	raceSync()
-	err := c.collErr(r, f(x))
+	err := f(x)
+	if err != nil { // collErr is not inlined: no call for a call that succeeded
+		err = c.collErr(r, err)
+	}
 	raceSync()
 	if b != nil {
 		if b.rec != nil && x.algo != "" {

@@ -10,8 +10,9 @@ import "github.com/gompi/gompi/coll"
 // A communicator's blocking calls therefore keep, per routine, the
 // algorithm chosen for the last call of that routine and the inputs it was
 // chosen from; a call whose inputs are the same runs it at once. The
-// arguments are still checked on every call (coll.CheckRef: the same
-// errors as before).
+// arguments are checked whenever they differ from the kept call's in
+// anything the checks read (coll.CheckRefAt: the same errors as before); a
+// call with the kept call's inputs would pass as it did (fastEntry).
 //
 // What the choice depends on, and so what the entry keeps and compares:
 //   - coll's selection (registry, tables, GOMPI_COLL_* overrides):
@@ -46,11 +47,18 @@ const (
 // to RoutineExscan).
 const fastRoutines = int(RoutineExscan-RoutineBarrier) + 1
 
-// fastEntry is one routine's kept choice.
+// fastEntry is one routine's kept choice. Its inputs are also all that
+// coll's argument checks read (the lengths and nil-ness of the buffers, the
+// root, the counts and displacements, the operator's element size and
+// whether it has a function; the rank and size are the communicator's, the
+// segment size is 0 without options), so a call whose inputs are the kept
+// ones skips the checks too (coll/args.go; TestKeptCallStillChecked,
+// coll.TestChecksReadOnlyKeptInputs).
 type fastEntry struct {
 	alg     *coll.Algorithm
 	tagless bool
 	shm     *shmAlg // alg is this plain shm algorithm: run it directly (runKept)
+	chain   int8    // alg is Scan's or Exscan's chain: run it directly (chainKept, collfast_chain.go)
 	ref     coll.OpRef
 	sel     coll.Selection
 	conf    *map[coll.Operation]string
@@ -59,6 +67,8 @@ type fastEntry struct {
 	nRecv   int // len(recv), -1 for nil
 	root    int
 	commut  bool
+	elem    int  // Op.ElemSize
+	apply   bool // Op.Apply is set
 	refDone bool
 	counts  keptCounts // the per-rank counts and displacements (collcounts.go)
 }
@@ -90,21 +100,27 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	if !e.refDone {
 		e.ref, e.refDone = coll.RefOf(op), true
 	}
-	bytes, err := coll.CheckRef(x, op, e.ref, a)
-	if err != nil {
-		return err
-	}
 	sel, conf, cma := coll.CurrentSelection(), c.colls.m.Load(), c.cma.Load()
 	nSend, nRecv, commut := lenOrNil(a.Send), lenOrNil(a.Recv), a.Op.Commutative
+	elem, apply := a.Op.ElemSize, a.Op.Apply != nil
 	if e.alg == nil || e.sel != sel || e.conf != conf || e.cma != cma || e.nSend != nSend ||
-		e.nRecv != nRecv || e.root != a.Root || e.commut != commut || !e.counts.same(a) {
+		e.nRecv != nRecv || e.root != a.Root || e.commut != commut || e.elem != elem || e.apply != apply ||
+		!e.counts.same(a) {
+		// Checked here only: coll's checks read nothing but what the
+		// entry keeps (coll/args.go), so a call whose inputs are the
+		// kept call's passes them as that call did.
+		bytes, err := coll.CheckRefAt(op, e.ref, c.c.Size(), c.c.Rank(), a)
+		if err != nil {
+			return err
+		}
 		alg, err := coll.SelectFor(x, op, a, bytes)
 		if err != nil {
 			e.alg = nil
 			return err
 		}
-		e.alg, e.tagless, e.shm = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg)
+		e.alg, e.tagless, e.shm, e.chain = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg), chainKindOf(op, alg)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
+		e.elem, e.apply = elem, apply
 		e.counts.keep(a)
 	}
 	if e.tagless {
@@ -115,16 +131,23 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	if e.shm != nil {
 		return runKept(x, op, e.shm, a)
 	}
+	if e.chain != chainNone {
+		return runKeptChain(x, op, e.chain, a)
+	}
 	return coll.RunChosen(x, op, e.alg, a)
 }
 
 // taglessAlgorithm reports whether algorithm name, run for blocking routine
 // r, sends no messages: the plain shared-memory steps (shmAlgs; the forms
 // with per-rank counts send the blocks too large for their slots
-// point-to-point). By routine, not by operation name: RunningAlgorithm asks
-// on every call that chooses afresh (TestTaglessRoutinesAreShmAlgs keeps
-// the list and shmAlgs alike).
+// point-to-point) and Scan's and Exscan's chain (flags in the scratch area,
+// or single copy: no messages either). By routine, not by operation name:
+// RunningAlgorithm asks on every call that chooses afresh
+// (TestTaglessRoutinesAreShmAlgs keeps the list and shmAlgs alike).
 func taglessAlgorithm(r Routine, name string) bool {
+	if name == "chain" {
+		return r == RoutineScan || r == RoutineExscan
+	}
 	if name != "shm" {
 		return false
 	}

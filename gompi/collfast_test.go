@@ -4,6 +4,7 @@ package gompi
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -239,6 +240,23 @@ func TestFastPathMixedTagsMatch(t *testing.T) {
 							return fmt.Errorf("ibcast: rank %d got %q", me, ib)
 						}
 					}
+					// Scan and Exscan: the chain (no tags) on even
+					// iterations, recursive doubling (a tag base) on odd.
+					sin, sout := []float64{float64(me + it)}, []float64{-1}
+					if err := Scan(c, sin, sout, Sum[float64](), withAlgorithmIf(it%2 == 1, "recursive_doubling")...); err != nil {
+						return err
+					}
+					record()
+					if want := float64(me*(me+1)/2 + (me+1)*it); sout[0] != want {
+						return fmt.Errorf("iteration %d scan: rank %d got %v, want %v", it, me, sout[0], want)
+					}
+					if err := Exscan(c, sin, sout, Sum[float64](), withAlgorithmIf(it%2 == 1, "recursive_doubling")...); err != nil {
+						return err
+					}
+					record()
+					if want := float64(me*(me-1)/2 + me*it); me > 0 && sout[0] != want {
+						return fmt.Errorf("iteration %d exscan: rank %d got %v, want %v", it, me, sout[0], want)
+					}
 					g := make([]byte, n*4)
 					if err := c.Gather([]byte{byte(me), 1, 2, byte(it)}, g, root, withAlgorithmIf(it%2 == 1, "linear")...); err != nil {
 						return err
@@ -309,6 +327,10 @@ func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
 		if taglessAlgorithm(r, "binomial") {
 			t.Errorf("%s: binomial counted as tagless", r)
 		}
+		// The chain (collfast_chain.go) is Scan's and Exscan's only.
+		if want := r == RoutineScan || r == RoutineExscan; taglessAlgorithm(r, "chain") != want {
+			t.Errorf("%s: chain tagless %v, want %v", r, taglessAlgorithm(r, "chain"), want)
+		}
 	}
 	err := Run(2, func(c *Comm) error {
 		b8, r8 := make([]byte, 8), make([]byte, 16)
@@ -337,7 +359,125 @@ func TestTaglessRoutinesAreShmAlgs(t *testing.T) {
 				return fmt.Errorf("%s (shm) took tag base %d", name, base)
 			}
 		}
+		// Scan and Exscan run shm at 2 ranks and 8 B (on the lines), the
+		// chain at 512 B, chosen (the first call) or kept (the second),
+		// without a tag base.
+		v, w := make([]byte, 512), make([]byte, 512)
+		for it := range 2 {
+			for _, name := range []string{"scan", "exscan"} {
+				for _, m := range []int{8, 512} {
+					var err error
+					if name == "scan" {
+						err = c.Scan(v[:m], w[:m], sum)
+					} else {
+						err = c.Exscan(v[:m], w[:m], sum)
+					}
+					if err != nil {
+						return fmt.Errorf("%s: %w", name, err)
+					}
+					want := "chain"
+					if m == 8 {
+						want = "shm"
+					}
+					if algo, base := lastCall(c); algo != want || base != tagsNone {
+						return fmt.Errorf("%s call %d ran %q with tag base %d at 2 ranks, %d B", name, it, algo, base, m)
+					}
+				}
+			}
+		}
 		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKeptChainErrors: a kept chain (Exscan at 2 ranks, collfast_chain.go)
+// run directly fails as the same call through coll.Call does: rank 1,
+// which waits for rank 0's vector, sees rank 0's other size as
+// ErrMismatch, with the same words on both paths.
+func TestKeptChainErrors(t *testing.T) {
+	var errs [2]string
+	err := Run(2, func(c *Comm) error {
+		me := c.Rank()
+		sum := Sum[float64]()
+		for i, opts := range [][]CollOption{nil, {WithAlgorithm("chain")}} {
+			if err := c.Exscan(make([]byte, 512), make([]byte, 512), sum, opts...); err != nil { // kept
+				return err
+			}
+			if algo, _ := lastCall(c); algo != "chain" {
+				return fmt.Errorf("path %d ran %q", i, algo)
+			}
+			m := 512 // the chain's at 2 ranks (beyond the lines)
+			if me == 0 {
+				m = 1024 // rank 1 keeps its arguments, and so its kept choice
+			}
+			err := c.Exscan(make([]byte, m), make([]byte, m), sum, opts...)
+			if me == 1 {
+				if !errors.Is(err, ErrMismatch) {
+					return fmt.Errorf("path %d: %v, want ErrMismatch", i, err)
+				}
+				errs[i] = err.Error()
+			}
+			if err := c.Barrier(WithAlgorithm("dissemination")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("rank 1: kept path %q, selection path %q", errs[0], errs[1])
+	}
+}
+
+// TestKeptCallStillChecked: a kept choice skips coll's argument checks only
+// for a call whose checked inputs are the kept call's (collfast.go); a call
+// that changes any of them, after a kept one, is checked and refused as
+// before: the operator's element size, the root, the counts, a buffer's
+// length. The kept call works again afterwards.
+func TestKeptCallStillChecked(t *testing.T) {
+	err := Run(2, func(c *Comm) error {
+		me := c.Rank()
+		b12, r12 := make([]byte, 12), make([]byte, 12)
+		good := func() error { return c.Allreduce(b12, r12, Sum[int32]()) }
+		bad := map[string]func() error{
+			"element size": func() error { return c.Allreduce(b12, r12, Sum[float64]()) }, // 12 B is not whole float64s
+			"root":         func() error { return c.Reduce(b12, r12, Sum[int32](), 2) },
+			"length":       func() error { return c.Allreduce(b12, r12[:8], Sum[int32]()) },
+		}
+		for _, name := range []string{"element size", "root", "length"} {
+			for range 2 { // choose, then keep
+				if err := good(); err != nil {
+					return fmt.Errorf("before %s: %w", name, err)
+				}
+				if err := c.Reduce(b12, r12, Sum[int32](), 0); err != nil {
+					return fmt.Errorf("before %s: %w", name, err)
+				}
+			}
+			if err := bad[name](); !errors.Is(err, ErrArg) {
+				return fmt.Errorf("%s changed after a kept call: %v, want ErrArg", name, err)
+			}
+		}
+		// Per-rank counts changed in the same arrays: checked again.
+		counts, displs := []int{4, 4}, []int{0, 4}
+		recv := make([]byte, 8)
+		for range 2 {
+			if err := c.Allgatherv(b12[:4], recv, counts, displs); err != nil {
+				return err
+			}
+		}
+		displs[1] = 6 // rank 1's block no longer fits in 8 bytes
+		if err := c.Allgatherv(b12[:4], recv, counts, displs); !errors.Is(err, ErrArg) {
+			return fmt.Errorf("rank %d: displacement changed after a kept call: %v, want ErrArg", me, err)
+		}
+		displs[1] = 4
+		if err := c.Allgatherv(b12[:4], recv, counts, displs); err != nil {
+			return err
+		}
+		return good()
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ type shmPre struct {
 	lines bool   // plainShm or countsKnown: the data may go on the lines
 	pairV bool   // runPairV takes the op's small two-rank calls
 	lead  int8   // leadNext's case: leadFrom, leadTo or leadNone
+	line  int8   // lineRanges' layout (lineKindOf)
 }
 
 // leadNext's cases (rootSends, rootReceives, neither).
@@ -64,7 +65,7 @@ func (s *shmAlg) prepared() shmPre {
 func prepare(s *shmAlg) shmPre {
 	// Barrier has no data: nothing of it goes on the lines (lineRanges).
 	lines := (plainShm(s) || countsKnown(s)) && s.op != coll.OpBarrier
-	return shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: leadOf(s.op)}
+	return shmPre{set: true, code: opCode(s.op), lines: lines, pairV: pairVOp(s.op), lead: leadOf(s.op), line: lineKindOf(s.op)}
 }
 
 // pairVOp reports whether runPairV runs op's small two-rank calls.
@@ -123,12 +124,17 @@ func runKept(x *collComm, op coll.Operation, s *shmAlg, a *coll.Args) error {
 	if err == nil {
 		return nil
 	}
+	return keptErr(x, op, "shm", err)
+}
+
+// keptErr is coll.RunChosen's error for a kept algorithm run directly.
+func keptErr(x *collComm, op coll.Operation, alg string, err error) error {
 	var e *coll.Error
 	if !errors.As(err, &e) {
 		e = &coll.Error{Rank: x.Rank(), Peer: -1, Err: err}
 	}
 	if e.Op == "" {
-		e.Op, e.Algorithm = op, "shm"
+		e.Op, e.Algorithm = op, alg
 	}
 	return e
 }

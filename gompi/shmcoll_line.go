@@ -45,7 +45,7 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 	if need < 0 || need > lineBuf {
 		return nil, false
 	}
-	lo, hi, ok := lineRanges(s.op, a, need)
+	lo, hi, ok := lineRangesOf(s.prepared().line, a, need)
 	if !ok || hi[0]-lo[0] > size || hi[1]-lo[1] > size {
 		return nil, false
 	}
@@ -78,45 +78,85 @@ func countsKnown(s *shmAlg) bool {
 	return false
 }
 
+// The layouts of lineRanges, by operation: worked out once per algorithm
+// at start-up (shmPre.line) instead of a switch over the operation's name
+// (a string) on every call.
+const (
+	lineNone           int8 = iota
+	lineBcast               // the root's message
+	lineScatter             // the root's block for its peer
+	lineVec                 // Reduce, Allreduce, Scan, Exscan, Gather, Allgather: rank r's vector or block at r·m
+	lineAlltoall            // rank r's row at r·row
+	lineReduceScatterB      // Reduce_scatter_block: rank r's vector at 2r·m
+	lineAllgatherv          // by the counts
+	lineReduceScatter       // by the counts
+)
+
+// lineKindOf is op's layout on the lines (lineNone: not on them).
+func lineKindOf(op coll.Operation) int8 {
+	switch op {
+	case coll.OpBcast:
+		return lineBcast
+	case coll.OpScatter:
+		return lineScatter
+	case coll.OpReduce, coll.OpAllreduce, coll.OpScan, coll.OpExscan, coll.OpGather, coll.OpAllgather:
+		return lineVec
+	case coll.OpAlltoall:
+		return lineAlltoall
+	case coll.OpReduceScatterBlock:
+		return lineReduceScatterB
+	case coll.OpAllgatherv:
+		return lineAllgatherv
+	case coll.OpReduceScatter:
+		return lineReduceScatter
+	}
+	return lineNone
+}
+
 // lineRanges returns, for each rank r of a two-rank call of op with data
 // area need bytes long (laid out as in the scratch half), the bytes r
 // writes that its peer reads: [lo[r], hi[r]).
 func lineRanges(op coll.Operation, a *coll.Args, need int) (lo, hi [2]int, ok bool) {
+	return lineRangesOf(lineKindOf(op), a, need)
+}
+
+// lineRangesOf is lineRanges for the layout kind (lineKindOf).
+func lineRangesOf(kind int8, a *coll.Args, need int) (lo, hi [2]int, ok bool) {
 	root := a.Root
-	switch op {
-	case coll.OpBcast, coll.OpScatter:
+	switch kind {
+	case lineBcast, lineScatter:
 		if root != 0 && root != 1 {
 			return lo, hi, false
 		}
-		if op == coll.OpBcast {
+		if kind == lineBcast {
 			lo[root], hi[root] = 0, need // the message
 		} else {
 			m, p := need/2, 1-root
 			lo[root], hi[root] = p*m, (p+1)*m // the peer's block
 		}
-	case coll.OpReduce, coll.OpAllreduce, coll.OpScan, coll.OpExscan, coll.OpGather, coll.OpAllgather:
+	case lineVec:
 		m := need / 2 // rank r's vector or block at r·m
 		for r := range 2 {
 			lo[r], hi[r] = r*m, (r+1)*m
 		}
-	case coll.OpAlltoall:
+	case lineAlltoall:
 		row := need / 2 // rank r's row at r·row, its block for rank p at r·row + p·m
 		m := row / 2
 		for r := range 2 {
 			lo[r] = r*row + (1-r)*m
 			hi[r] = lo[r] + m
 		}
-	case coll.OpReduceScatterBlock:
+	case lineReduceScatterB:
 		m := need / 4 // rank r's vector at 2r·m, block b of it at 2r·m + b·m
 		for r := range 2 {
 			lo[r] = 2*r*m + (1-r)*m
 			hi[r] = lo[r] + m
 		}
-	case coll.OpAllgatherv:
+	case lineAllgatherv:
 		c := a.RecvCounts // rank r's block at the sum of the counts before it
 		lo[0], hi[0] = 0, c[0]
 		lo[1], hi[1] = c[0], c[0]+c[1]
-	case coll.OpReduceScatter:
+	case lineReduceScatter:
 		c := a.RecvCounts // rank r's vector at r·total; its peer p reads p's part of it, at the sum of the counts before p
 		total := c[0] + c[1]
 		lo[0], hi[0] = c[0], total

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // checkScans runs Scan and Exscan with algorithm alg on n ranks and m
@@ -183,11 +184,14 @@ func TestChainPreferred(t *testing.T) {
 			n, bytes int
 			chain    bool
 		}{
-			{1, 8, false}, {1, 1 << 20, false}, {2, 8, true}, {2, 16 << 10, true}, {2, 32 << 10, false},
+			{1, 8, false}, {1, 1 << 20, false}, {2, 16 << 10, true}, {2, 32 << 10, false},
 			{2, 64<<10 - 1, false}, {2, 64 << 10, true}, {2, 1 << 20, true}, {4, 8, true}, {4, 32 << 10, true},
 			{4, 1 << 20, true}, {8, 512, true}, {16, 8 << 20, true},
+			// Two ranks: vectors on the lines run shm (minLine2).
+			{2, 8, false}, {2, shm.PairLineData, false}, {2, shm.PairLineData + 1, true}, {2, 512, true}, {3, 8, true},
 		} {
-			want := c.chain || op == coll.OpExscan && c.n == 2 // Exscan: every size on two ranks
+			// Exscan: every size on two ranks but those on the lines.
+			want := c.chain || op == coll.OpExscan && c.n == 2 && c.bytes > shm.PairLineData
 			if got := coll.Select(op, c.n, c.bytes) == "chain"; got != want || chainFirst(op, c.n, c.bytes) != want {
 				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", op, c.n, c.bytes, got, want)
 			}
