@@ -1,0 +1,8 @@
+//go:build !linux
+
+package shm
+
+// Without membarrier(2) every arrival keeps its full fence.
+func setupArrivals() {}
+
+func fenceSleeper() bool { return true }
