@@ -33,9 +33,15 @@ import "time"
 // visible before membarrier was called (a locked instruction), so the
 // arriver reads S != 0 and wakes the sleeper. Either way no wake-up is lost.
 //
-// Where the kernel has no such barrier, or under the race detector, or on
-// other architectures, or with GOMPI_SHM_ARRIVE=fenced, the arrival keeps
-// its atomic store and the sleeper's fence is not needed. Should the
+// The plain arrival is not the default: GOMPI_SHM_ARRIVE=plain turns it on
+// (on amd64, without the race detector, where the kernel has the barrier).
+// Measured (docs/PERFORMANCE.md, "Two ranks: the arrival without the full
+// fence"): a loop of two-rank Barriers got faster (per-call median 0.55 ->
+// 0.44 us), but in the OSU loop of Reduce (each call followed by a Barrier)
+// the root's calls got slower (0.27-0.50 -> 0.70 us), and splitting the
+// setting by rank showed the plain store of the non-root's Barrier arrival
+// to be what slowed it. Sleepers fence wherever the kernel has the barrier,
+// whatever their own setting, since a peer may arrive plainly. Should the
 // barrier fail where it was expected, the sleeper naps at most
 // fenceFailedNap, so a missed wake-up costs that much at worst.
 //
@@ -43,7 +49,8 @@ import "time"
 // and the stores after it.
 
 // plainArrive: this process stores its two-rank arrivals plainly
-// (setupArrivals sets it before the first segment is used).
+// (setupArrivals sets it before the first segment is used; tests, with
+// registerPlain).
 var plainArrive bool
 
 // sleepFence: the kernel has membarrier's global expedited command, so a

@@ -68,6 +68,30 @@ func pairSleepSteps(c *CollCtl, r int, first, steps uint64) error {
 	return nil
 }
 
+// usePlain turns this process's plain arrivals on for the test, if it can
+// have them; it reports whether they are on.
+func usePlain(t testing.TB) bool {
+	t.Helper()
+	setupArrivals()
+	if plainArrive {
+		return true
+	}
+	if !registerPlain() {
+		return false
+	}
+	plainArrive = true
+	t.Cleanup(func() { plainArrive = false })
+	return true
+}
+
+// useFenced turns this process's plain arrivals off for the test.
+func useFenced(t testing.TB) {
+	if plainArrive {
+		plainArrive = false
+		t.Cleanup(func() { plainArrive = true })
+	}
+}
+
 // watch waits for done, at most two minutes.
 func watch(t *testing.T, what string, done <-chan struct{}) {
 	t.Helper()
@@ -82,21 +106,26 @@ func pairSleepStepCount() uint64 {
 	if testing.Short() {
 		return 2000
 	}
-	return 20000
+	return 10000
 }
 
 // TestPairSleepNoLostWakeup: two ranks of one process (goroutines, as in
 // gompi.Run) that sleep whenever they wait never miss a wake-up, with the
-// arrival stored as this process stores it (plainly on amd64, see
-// arrive.go) and with the runtime's sleeps and raw ones.
+// arrival stored plainly (where this process can, see arrive.go) and with
+// its XCHG, with the runtime's sleeps and raw ones.
 func TestPairSleepNoLostWakeup(t *testing.T) {
-	for _, raw := range []bool{false, true} {
-		t.Run(fmt.Sprintf("raw=%v", raw), func(t *testing.T) {
+	for _, mode := range []string{"plain", "fenced", "plain-raw"} {
+		t.Run(mode, func(t *testing.T) {
+			raw := mode == "plain-raw"
+			if mode == "fenced" {
+				useFenced(t)
+			} else if !usePlain(t) {
+				t.Skip("no plain arrivals here")
+			}
 			SetRawCollSleep(raw)
 			defer SetRawCollSleep(false)
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // a raw sleep holds its P
 			s := newTestSegment(t, 2)
-			t.Logf("plainArrive %v, sleepFence %v", plainArrive, sleepFence)
 			slot, base := s.ClaimCollSlot(1, 2)
 			c := s.CollCtlAt(slot)
 			errs := make([]error, 2)
@@ -122,15 +151,22 @@ func TestPairSleepNoLostWakeup(t *testing.T) {
 
 // TestPairSleepTwoProcesses: the same between two processes on a shared
 // segment (the test binary starts itself again as rank 1), each arriving as
-// its own setting says: both plainly, and one plainly with the other
-// keeping the XCHG (GOMPI_SHM_ARRIVE=fenced), whose sleeps must still fence
-// against the plain one.
+// its own setting says: both plainly, one plainly with the other keeping
+// the XCHG (whose sleeps must still fence against the plain one), and both
+// with the XCHG.
 func TestPairSleepTwoProcesses(t *testing.T) {
 	if os.Getenv("GOMPI_TEST_PAIR_CHILD") != "" {
 		return // the child's work is in TestMain's helper
 	}
-	for _, child := range []string{"", "fenced"} {
-		t.Run("child-arrive="+child, func(t *testing.T) {
+	for _, modes := range [][2]string{{"plain", "plain"}, {"plain", "fenced"}, {"fenced", "plain"}, {"fenced", "fenced"}} {
+		t.Run(modes[0]+"-"+modes[1], func(t *testing.T) {
+			newTestSegment(t, 2) // sets this process's arrivals up
+			if modes[0] == "fenced" {
+				useFenced(t)
+			} else if !usePlain(t) {
+				t.Skip("no plain arrivals here")
+			}
+			child := modes[1]
 			l, err := NewLayout(2, DefaultCellsPerRank)
 			if err != nil {
 				t.Fatal(err)
@@ -198,7 +234,6 @@ func TestMain(m *testing.M) {
 // expedited command where this kernel has it).
 func BenchmarkFenceSleeper(b *testing.B) {
 	setupArrivals()
-	b.Logf("plainArrive %v, sleepFence %v", plainArrive, sleepFence)
 	for b.Loop() {
 		if !fenceSleeper() {
 			b.Fatal("membarrier failed")
@@ -217,8 +252,8 @@ func BenchmarkFenceSleeper(b *testing.B) {
 // often that shows depends on the machine and its load).
 func TestSleeperFenceOrdersPlainArrival(t *testing.T) {
 	newTestSegment(t, 2) // sets the arrivals up
-	if !plainArrive {
-		t.Skip("this process's arrivals keep their full fence")
+	if !usePlain(t) {
+		t.Skip("no plain arrivals here")
 	}
 	rounds := 5000
 	if testing.Short() {
@@ -290,4 +325,39 @@ func TestSleeperFenceOrdersPlainArrival(t *testing.T) {
 			t.Logf("without the sleeper's fence, %d of %d rounds had both loads miss the other's store", missed, rounds)
 		}
 	}
+}
+
+// BenchmarkCollStepRooted: the two-rank steps of a loop of Reduce (8 B to
+// root 0), each followed by a Barrier as in the OSU loop, between two
+// goroutines on their own threads. In the Reduce step the root arrives,
+// waits for its peer's arrival and reads its 8 bytes; the peer writes its
+// 8 bytes, arrives and goes on; then both meet in the Barrier. ns/op is
+// one Reduce and one Barrier. Run with GOMPI_SHM_ARRIVE=plain for the
+// plain arrival.
+func BenchmarkCollStepRooted(b *testing.B) {
+	s := newTestSegment(b, 2)
+	slot, base := s.ClaimCollSlot(1, 2)
+	c := s.CollCtlAt(slot)
+	var sum [2]uint64
+	stepPair(b, base, func(i uint64, r int) {
+		k := base + 2*(i-base)
+		if k > base {
+			for !c.Released(k-1, 2) {
+			}
+		}
+		if r == 1 {
+			binary.LittleEndian.PutUint64(c.PairData(1, k), k)
+			c.Arrive(k, 2, 1)
+		} else {
+			if !c.Arrive(k, 2, 0) {
+				for !c.Released(k, 2) {
+				}
+			}
+			sum[0] += binary.LittleEndian.Uint64(c.PairData(1, k))
+		}
+		if !c.Arrive(k+1, 2, r) { // the Barrier
+			for !c.Released(k+1, 2) {
+			}
+		}
+	})
 }

@@ -16,12 +16,11 @@ const (
 
 var arrivalsOnce sync.Once
 
-// setupArrivals decides, once per process, how its two-rank arrivals are
-// stored and whether its sleepers fence (see plainArrive). A process that
-// will store its arrivals plainly first registers for
+// setupArrivals decides, once per process, whether its sleepers fence and
+// how its two-rank arrivals are stored (see plainArrive): with
+// GOMPI_SHM_ARRIVE=plain, plainly, after registering the process for
 // MEMBARRIER_CMD_GLOBAL_EXPEDITED, so that the sleepers' membarrier
-// interrupts its threads; GOMPI_SHM_ARRIVE=fenced keeps the XCHG (to
-// compare the two).
+// interrupts its threads.
 func setupArrivals() {
 	arrivalsOnce.Do(func() {
 		cmds, _, errno := unix.RawSyscall(unix.SYS_MEMBARRIER, membarrierCmdQuery, 0, 0)
@@ -30,13 +29,20 @@ func setupArrivals() {
 			return
 		}
 		sleepFence = true
-		if !canStorePlain || os.Getenv("GOMPI_SHM_ARRIVE") == "fenced" {
-			return
-		}
-		if _, _, errno := unix.Syscall(unix.SYS_MEMBARRIER, membarrierCmdRegisterGlobalExpedited, 0, 0); errno == 0 {
-			plainArrive = true
+		if os.Getenv("GOMPI_SHM_ARRIVE") == "plain" {
+			plainArrive = registerPlain()
 		}
 	})
+}
+
+// registerPlain registers this process for the sleepers' barrier and
+// reports whether its arrivals may then be plain stores.
+func registerPlain() bool {
+	if !canStorePlain || !sleepFence {
+		return false
+	}
+	_, _, errno := unix.Syscall(unix.SYS_MEMBARRIER, membarrierCmdRegisterGlobalExpedited, 0, 0)
+	return errno == 0
 }
 
 // fenceSleeper runs a full memory barrier on every CPU that runs a thread

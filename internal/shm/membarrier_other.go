@@ -6,3 +6,5 @@ package shm
 func setupArrivals() {}
 
 func fenceSleeper() bool { return true }
+
+func registerPlain() bool { return false }
