@@ -179,7 +179,11 @@ func reached(word uint32, k uint64) bool { return int32(word-uint32(k+1)) >= 0 }
 func (c *CollCtl) Arrive(k uint64, n, rank int) bool {
 	if n == 2 {
 		w := c.word(rank, k)
-		atomic.StoreUint32(&w.seq, uint32(k+1))
+		if plainArrive { // no full fence: see arrive.go
+			storePlain32(&w.seq, uint32(k+1))
+		} else {
+			atomic.StoreUint32(&w.seq, uint32(k+1))
+		}
 		if atomic.LoadInt32(&w.sleepers) != 0 {
 			futexWake(&w.seq)
 		}
@@ -233,6 +237,9 @@ func (c *CollCtl) Sleep(k uint64, n int, d time.Duration) {
 // sleep waits until the word has counted collective k or d passes.
 func (w *pairWord) sleep(k uint64, d time.Duration) {
 	atomic.AddInt32(&w.sleepers, 1)
+	if !fenceSleeper() { // makes up for a plain arrival's missing fence (arrive.go)
+		d = min(d, fenceFailedNap)
+	}
 	if v := atomic.LoadUint32(&w.seq); !reached(v, k) {
 		collWait(&w.seq, v, d)
 	}

@@ -198,6 +198,7 @@ func open(mem []byte, unmap func([]byte) error) (*Segment, error) {
 	if err != nil || l.Size != h.size || l.Size > int64(len(mem)) || l.cellOff != h.cellOff {
 		return nil, ErrBadSegment
 	}
+	setupArrivals()
 	s := &Segment{mem: mem, l: l, hdr: h, unmap: unmap}
 	s.touched = make([]atomic.Uint64, (l.NRanks*l.CellsPerRank+63)/64)
 	s.ranks = make([]*rankBlock, l.NRanks)
