@@ -25,16 +25,17 @@ import (
 // and the root into that reader's own line of the slot's push lines
 // (shm.CollPush: two lines per rank, by the parity of the call), then the
 // call's tag, and leaves; a reader waits for its line alone, copies the
-// block and acknowledges the tag on the same line. The root writes a line
-// again only once its last use is acknowledged, which with two lines per
-// reader is the reader's call before the last: it rarely waits. No step is
-// taken: nothing is shared by all ranks.
+// block and acknowledges the tag on its line of acknowledgements. The root
+// writes a line again only once every rank has acknowledged the last call
+// of that parity, the call before the last: it rarely waits, and where a
+// step has been released since, it does not even look. No step is taken:
+// nothing is shared by all ranks.
 //
 // Every rank must take the same path, and only the root knows every count:
 // where a block does not fit a line (pushMax), the root writes pushStep in
 // every reader's line instead, and every rank then runs the slotted form the
-// selection gives without "push" (cma, else shm, else linear). So a large
-// call costs one line more per reader than before.
+// selection gives without "push" (cma, else shm, else linear). So a call
+// with a block over 616 bytes costs one line more per reader than before.
 //
 // The tag is the communicator's step number (ShmSeq, which every rank has
 // alike at a call, and which only grows across the slot's owners) in the
@@ -57,7 +58,7 @@ const (
 	pushCode  = 12
 	pushRootW = 16
 	pushHdr   = 24
-	pushMax   = shm.PushLineSize - pushHdr // 104 bytes
+	pushMax   = shm.PushLineSize - pushHdr // 616 bytes
 	pushStep  = ^uint32(0)
 )
 
@@ -80,7 +81,7 @@ type pushState struct {
 func installPush() error {
 	err := coll.Register(coll.Algorithm{
 		Op: coll.OpScatterv, Name: "push",
-		Summary:     "the root writes each block of up to 96 bytes into its reader's own line of shared memory and leaves; each reader waits for its line alone (larger blocks: the slotted forms)",
+		Summary:     "the root writes each block of up to 616 bytes into its reader's own line of shared memory and leaves; each reader waits for its line alone (larger blocks: the slotted forms)",
 		Cost:        coll.Cost{Formula: "p−1 lines written by the root, 1 read per reader, no barrier"},
 		Constraints: "all ranks on one host; blocking calls; 3 or more ranks",
 		Available: func(c coll.Comm, _ *coll.Args) bool {

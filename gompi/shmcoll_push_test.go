@@ -13,7 +13,7 @@ import (
 
 // Scatterv pushed into the readers' own lines (shmcoll_push.go), "push", the
 // table's choice on 3 or more ranks: against the blocks computed here on
-// 1..17 ranks, every root, in place, zero counts, blocks up to a line's 104
+// 1..17 ranks, every root, in place, zero counts, blocks up to a line's 616
 // bytes and beyond (the call then goes through the slotted form), many
 // calls in a row with no step between them (the root reuses a line once it
 // is acknowledged) and between other collectives, communicators made and
@@ -21,11 +21,15 @@ import (
 // that disagree.
 
 // pushCount is the bytes rank src's Scatterv sends rank dst in round k:
-// 0..104, and with big one block of 105 in some rounds.
+// 0..104, some blocks of 616 (a line's whole room), and with big one block
+// of 617 in some rounds.
 func pushCount(k, src, dst int, big bool) int {
 	c := (src*13 + dst*7 + k*5) % 14 * 8 // 0..104
+	if (src+dst+k)%5 == 1 {
+		c = 616
+	}
 	if big && (src+dst+k)%4 == 0 {
-		c = 105
+		c = 617
 	}
 	return c
 }
@@ -165,7 +169,7 @@ func TestPushScattervSlotReused(t *testing.T) {
 // a line and beyond it, gives the reader ErrMismatch; nobody hangs and the
 // calls after it work.
 func TestPushScattervMismatch(t *testing.T) {
-	for _, extra := range []int{8, 200} {
+	for _, extra := range []int{8, 1000} {
 		t.Run(fmt.Sprintf("extra=%d", extra), func(t *testing.T) {
 			run(t, 4, func(c *gompi.Comm) error {
 				me := c.Rank()
