@@ -66,6 +66,9 @@ func installCollectives() error {
 	if err := installSplit(); err != nil { // two ranks: both copy half (shmcoll_split2.go); before installCMAv
 		return err
 	}
+	if err := installPush(); err != nil { // Scatterv into the readers' own lines (shmcoll_push.go); before installCMAv
+		return err
+	}
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
 		return err
 	}
@@ -150,6 +153,7 @@ type collComm struct {
 	algo        string    // the algorithm the call runs (coll.AlgorithmObserver), for the trace
 
 	line shmLineCall // a two-rank shm call's data beside the arrival words (shmcoll_line.go)
+	push pushState   // pushed calls on the readers' own lines (shmcoll_push.go)
 
 	r    Routine    // the blocking call's routine: its entry in fast
 	fast *fastCache // the blocking calls' kept choices (collfast.go)

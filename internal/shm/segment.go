@@ -38,7 +38,7 @@ import (
 // so a message of up to MaxPayload bytes travels eagerly in one cell.
 const (
 	Magic          = 0x6d68735f69706d67 // "gmpi_shm" little-endian
-	Version        = 2                  // bumped with every change of the layout (2: two-rank slots carry data on their arrival lines)
+	Version        = 3                  // bumped with every change of the layout (2: two-rank slots carry data on their arrival lines; 3: push lines, collpush.go)
 	CellSize       = 4096
 	CellHeaderSize = 64
 	MaxPayload     = CellSize - CellHeaderSize
@@ -131,6 +131,7 @@ type Layout struct {
 	collOff      int64
 	boxOff       int64
 	slotOff      int64
+	pushOff      int64
 	cellOff      int64
 	Size         int64
 }
@@ -148,7 +149,8 @@ func NewLayout(n, cellsPerRank int) (Layout, error) {
 	l.collOff = l.rankOff + int64(n)*rankBlockSize
 	l.boxOff = align(l.collOff+headerSize+int64(n)*CollSlotSize, 128)
 	l.slotOff = align(l.boxOff+int64(n)*BoxesPerRank*BoxSize, 128)
-	l.cellOff = align(l.slotOff+CollSlots*(collCtlSize+2*collScratch(n)), CellSize)
+	l.pushOff = align(l.slotOff+CollSlots*(collCtlSize+2*collScratch(n)), 4096)
+	l.cellOff = align(l.pushOff+CollSlots*collPush(n), CellSize)
 	l.Size = l.cellOff + int64(n)*int64(cellsPerRank)*CellSize
 	return l, nil
 }
