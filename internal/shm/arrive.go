@@ -18,7 +18,7 @@ import "time"
 //
 // Sleeping is the slow path (after milliseconds of spinning and yielding),
 // arriving the fast one, so the fence moves to the sleeper: on amd64 the
-// arrival is a plain MOV (storePlain32: a release, which the data written
+// arrival is a plain MOV (StoreRelease32: a release, which the data written
 // before it need), and the sleeper, between its increment of S and its
 // re-read of A, calls membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED), which
 // makes every CPU that runs a thread of a registered process (every process

@@ -243,7 +243,7 @@ func BenchmarkFenceSleeper(b *testing.B) {
 
 // TestSleeperFenceOrdersPlainArrival: the store-buffering litmus test of
 // arrive.go's argument. One thread stores x plainly, as an arrival does
-// (storePlain32), and then loads y, as the arriver loads the sleeper
+// (StoreRelease32), and then loads y, as the arriver loads the sleeper
 // count; the other stores y with a full fence, as the sleeper's increment
 // does, fences (fenceSleeper) and loads x, as the sleeper re-reads the
 // arrival word. Both loads missing the other's store is what would lose a
@@ -290,7 +290,7 @@ func TestSleeperFenceOrdersPlainArrival(t *testing.T) {
 						Yield()
 					}
 				}
-				storePlain32(&x.v, i)
+				StoreRelease32(&x.v, i)
 				if atomic.LoadUint32(&y.v) != i {
 					atomic.StoreUint32(&doneA.v, 2*i) // missed y
 				} else {

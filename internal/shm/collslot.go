@@ -180,7 +180,7 @@ func (c *CollCtl) Arrive(k uint64, n, rank int) bool {
 	if n == 2 {
 		w := c.word(rank, k)
 		if plainArrive { // no full fence: see arrive.go
-			storePlain32(&w.seq, uint32(k+1))
+			StoreRelease32(&w.seq, uint32(k+1))
 		} else {
 			atomic.StoreUint32(&w.seq, uint32(k+1))
 		}

@@ -13,3 +13,8 @@ package shm
 //
 //go:noescape
 func StoreRelease32(p *uint32, v uint32)
+
+// canStorePlain: StoreRelease32 is a plain store (not under the race
+// detector, which would not see it), so the two-rank arrival may use it
+// with the fence moved to the sleeper (see plainArrive).
+const canStorePlain = true
