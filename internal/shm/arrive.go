@@ -33,14 +33,13 @@ import "time"
 // visible before membarrier was called (a locked instruction), so the
 // arriver reads S != 0 and wakes the sleeper. Either way no wake-up is lost.
 //
-// The plain arrival is not the default: GOMPI_SHM_ARRIVE=plain turns it on
-// (on amd64, without the race detector, where the kernel has the barrier).
+// The plain arrival is the default on amd64 without the race detector,
+// where the kernel has the barrier; GOMPI_SHM_ARRIVE=fenced keeps the XCHG.
 // Measured (docs/PERFORMANCE.md, "Two ranks: the arrival without the full
-// fence"): a loop of two-rank Barriers got faster (per-call median 0.55 ->
-// 0.44 us), but in the OSU loop of Reduce (each call followed by a Barrier)
-// the root's calls got slower (0.27-0.50 -> 0.70 us), and splitting the
-// setting by rank showed the plain store of the non-root's Barrier arrival
-// to be what slowed it. Sleepers fence wherever the kernel has the barrier,
+// fence"): two-rank Barrier, Scatter, Scan and Exscan got faster in the OSU
+// loop; Reduce's root, whose calls follow the untimed Barrier, was at times
+// slower (splitting the setting by rank showed the plain store of the
+// non-root's Barrier arrival to be what slowed it). Sleepers fence wherever the kernel has the barrier,
 // whatever their own setting, since a peer may arrive plainly. Should the
 // barrier fail where it was expected, the sleeper naps at most
 // fenceFailedNap, so a missed wake-up costs that much at worst.

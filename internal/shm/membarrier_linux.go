@@ -17,10 +17,10 @@ const (
 var arrivalsOnce sync.Once
 
 // setupArrivals decides, once per process, whether its sleepers fence and
-// how its two-rank arrivals are stored (see plainArrive): with
-// GOMPI_SHM_ARRIVE=plain, plainly, after registering the process for
-// MEMBARRIER_CMD_GLOBAL_EXPEDITED, so that the sleepers' membarrier
-// interrupts its threads.
+// how its two-rank arrivals are stored (see plainArrive): plainly, after
+// registering the process for MEMBARRIER_CMD_GLOBAL_EXPEDITED so that the
+// sleepers' membarrier interrupts its threads, unless
+// GOMPI_SHM_ARRIVE=fenced keeps the XCHG.
 func setupArrivals() {
 	arrivalsOnce.Do(func() {
 		cmds, _, errno := unix.RawSyscall(unix.SYS_MEMBARRIER, membarrierCmdQuery, 0, 0)
@@ -29,7 +29,7 @@ func setupArrivals() {
 			return
 		}
 		sleepFence = true
-		if os.Getenv("GOMPI_SHM_ARRIVE") == "plain" {
+		if os.Getenv("GOMPI_SHM_ARRIVE") != "fenced" {
 			plainArrive = registerPlain()
 		}
 	})
