@@ -53,20 +53,10 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
 	m := len(a.Recv)
-	scratch, err := beginStep(x, op, 0, m) // the agreement's steps check the signature
-	if err != nil {
+	scratch, tag, done, err := chainStart(x, a, op)
+	if done {
 		return err
 	}
-	eng.ShmLeadNext(chainLead)
-	on, _, err := cmaAgree(x, scratch[n*sigSize:])
-	if err != nil {
-		return err
-	}
-	if !on {
-		return coll.Call(x, op, a) // agreed off: "chain" is no longer available for this call
-	}
-	tag := chainTag(eng.ShmSeq())
-	scratch = eng.ShmScratch()
 	data := scratch[n*sigSize:]
 	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
 	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
@@ -218,4 +208,27 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 		putRedScratch(tmp)
 	}
 	return nil
+}
+
+// chainStart opens a chain's step for op: the step (its signature is
+// checked by the agreement), the lead of the next step, and the ranks'
+// agreement on single copy. It returns the step's scratch area (the
+// signatures, then the chain's lines) and the chain's tag; done reports that the call is over, with err: a failed step,
+// or the ranks agreed single copy off and another algorithm ran it ("chain"
+// is no longer available for this call).
+func chainStart(x *collComm, a *coll.Args, op coll.Operation) (scratch []byte, tag uint32, done bool, err error) {
+	n, eng := x.Size(), x.c.c
+	scratch, err = beginStep(x, op, 0, len(a.Recv))
+	if err != nil {
+		return nil, 0, true, err
+	}
+	eng.ShmLeadNext(chainLead)
+	on, _, err := cmaAgree(x, scratch[n*sigSize:])
+	if err != nil {
+		return nil, 0, true, err
+	}
+	if !on {
+		return nil, 0, true, coll.Call(x, op, a)
+	}
+	return eng.ShmScratch(), chainTag(eng.ShmSeq()), false, nil
 }

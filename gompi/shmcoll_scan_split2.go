@@ -53,20 +53,10 @@ func runExscanSplit2(x *collComm, a *coll.Args) error {
 	me := x.Rank()
 	eng := x.c.c
 	m := len(a.Recv)
-	scratch, err := beginStep(x, op, 0, m)
-	if err != nil {
+	scratch, tag, done, err := chainStart(x, a, op)
+	if done {
 		return err
 	}
-	eng.ShmLeadNext(chainLead)
-	on, _, err := cmaAgree(x, scratch[n*sigSize:])
-	if err != nil {
-		return err
-	}
-	if !on {
-		return coll.Call(x, op, a) // agreed off: another algorithm
-	}
-	tag := chainTag(eng.ShmSeq())
-	scratch = eng.ShmScratch()
 	data := scratch[n*sigSize:]
 	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
 	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
