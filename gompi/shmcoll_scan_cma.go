@@ -61,9 +61,7 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
 	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
 	own := contribution(a)
-	esize := max(a.Op.ElemSize, 1)
-	chunk := max(chainChunk/esize*esize, esize)
-	total := uint32((m + chunk - 1) / chunk)
+	chunk, total := chainChunks(a)
 
 	// Publish: the buffer rank me+1 reads, and how much of it is ready.
 	var out []byte
@@ -231,4 +229,12 @@ func chainStart(x *collComm, a *coll.Args, op coll.Operation) (scratch []byte, t
 		return nil, 0, true, coll.Call(x, op, a)
 	}
 	return eng.ShmScratch(), chainTag(eng.ShmSeq()), false, nil
+}
+
+// chainChunks is the chain's chunk for a's vector (chainChunk rounded down
+// to whole elements, at least one) and how many chunks the vector has.
+func chainChunks(a *coll.Args) (chunk int, total uint32) {
+	esize := max(a.Op.ElemSize, 1)
+	chunk = max(chainChunk/esize*esize, esize)
+	return chunk, uint32((len(a.Recv) + chunk - 1) / chunk)
 }

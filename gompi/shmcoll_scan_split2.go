@@ -61,9 +61,7 @@ func runExscanSplit2(x *collComm, a *coll.Args) error {
 	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
 	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
 	written := unsafe.Pointer(&line(0)[exscanWritten])
-	esize := max(a.Op.ElemSize, 1)
-	chunk := max(chainChunk/esize*esize, esize)
-	total := uint32((m + chunk - 1) / chunk) // rank 1's counter when done, as in the chain
+	_, total := chainChunks(a) // total: rank 1's counter when done, as in the chain
 	cut := splitCut(m, 8)
 
 	// Publish: rank 0 its input (all of it ready, as in the chain), rank 1
