@@ -59,6 +59,7 @@ type fastEntry struct {
 	tagless bool
 	shm     *shmAlg // alg is this plain shm algorithm: run it directly (runKept)
 	chain   int8    // alg is Scan's or Exscan's chain: run it directly (chainKept, collfast_chain.go)
+	push    bool    // alg is Scatterv's push: run it directly (runKeptPush, collfast_push.go)
 	ref     coll.OpRef
 	sel     coll.Selection
 	conf    *map[coll.Operation]string
@@ -119,6 +120,7 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 			return err
 		}
 		e.alg, e.tagless, e.shm, e.chain = alg, taglessAlgorithm(x.r, alg.Name), shmAlgOf(op, alg), chainKindOf(op, alg)
+		e.push = pushAlgOf(op, alg)
 		e.sel, e.conf, e.cma, e.nSend, e.nRecv, e.root, e.commut = sel, conf, cma, nSend, nRecv, a.Root, commut
 		e.elem, e.apply = elem, apply
 		e.counts.keep(a)
@@ -134,6 +136,9 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 	if e.chain != chainNone {
 		return runKeptChain(x, op, e.chain, a)
 	}
+	if e.push {
+		return runKeptPush(x, op, a)
+	}
 	return coll.RunChosen(x, op, e.alg, a)
 }
 
@@ -147,6 +152,9 @@ func (x *collComm) call(op coll.Operation, a *coll.Args, opts []coll.Option) err
 func taglessAlgorithm(r Routine, name string) bool {
 	if name == "chain" {
 		return r == RoutineScan || r == RoutineExscan
+	}
+	if name == "push" {
+		return r == RoutineScatterv // its slotted fallback takes a base (pushSlotted)
 	}
 	if name != "shm" {
 		return false

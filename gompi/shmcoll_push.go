@@ -164,6 +164,12 @@ func runPushScatterv(x *collComm, a *coll.Args) error {
 // selecting again (the whole selection took a microsecond); else what the
 // selection gives without "push".
 func pushSlotted(x *collComm, a *coll.Args) error {
+	if x.base == tagsNone {
+		// Push took no tag base (taglessAlgorithm); the slotted forms
+		// may send the blocks that do not fit their slots point to
+		// point. Every rank reaches here for the same call.
+		x.base = x.c.c.CollTagBase()
+	}
 	for _, s := range cmavAlgs {
 		if s.op == coll.OpScatterv && s.name == "" {
 			n := x.Size()
@@ -248,7 +254,7 @@ func pushFree(x *collComm, ack []byte, tag uint64) error {
 func pushRead(x *collComm, a *coll.Args, lines []byte, tag uint64, par, code uint32) (step bool, err error) {
 	eng := x.c.c
 	l := pushLine(lines, x.Rank(), par)
-	if err := eng.ShmAwaitWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag)); err != nil {
+	if err := eng.ShmAwaitPushed(unsafe.Pointer(word32(l, pushTag)), uint32(tag)); err != nil {
 		return false, err
 	}
 	if err := eng.ShmAwaitWord(unsafe.Pointer(word32(l, pushTag+4)), uint32(tag>>32)); err != nil {

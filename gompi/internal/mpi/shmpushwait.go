@@ -1,0 +1,8 @@
+//go:build mpi || mpich
+
+package mpi
+
+import "unsafe"
+
+// ShmAwaitPushed fails: there is no shared-memory slot (see ShmCapacity).
+func (c *Comm) ShmAwaitPushed(w unsafe.Pointer, v uint32) error { return errNoShm() }
