@@ -234,7 +234,7 @@ func (c *Comm) arriveOpen(post bool) error {
 	if post {
 		ctl.Post(k, c.size) // before arriving, as in shmStep
 	}
-	ctl.Arrive(k, c.size, c.rank)
+	ctl.ArriveOpen(k, c.size, c.rank)
 	c.shmOpen = true
 	if !c.shm.listed {
 		// Listed once, until Free or Finalize: a lock and a map update
