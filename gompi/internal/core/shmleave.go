@@ -29,15 +29,6 @@ import (
 // The wait comes after the release and never sleeps: where it would (a
 // rank waited for does not know the order, after a failed call, or is
 // descheduled for long), the root leaves anyway.
-//
-// Two ranks order their leaving this way whether or not they outnumber the
-// CPUs (branch root2, docs/PERFORMANCE.md, "Two ranks: the contributor's
-// arrival without the root's word, and the root leaving last"): with a CPU
-// each, the root of a Reduce, Gather or Gatherv that left the barrier with
-// its peer waited in its call for the peer's arrival, two cache-line
-// hand-offs and the peer's call code; leaving last, it finds the arrival
-// made or under way. The barrier gets longer by the hand-off of the leave
-// word (the root's), the rooted call after it shorter.
 
 // Leave orders (Comm.shmOrd).
 const (
@@ -62,11 +53,10 @@ func (c *Comm) leaveWord(k uint64, r int) *uint32 {
 
 // leaveOrdered orders this rank's leaving of barrier k, which is released,
 // by c.shmOrd (nothing for leaveFirst, which shmStep handles, or where
-// barriers are not led: see leader; leaving last, also on two ranks that
-// do not outnumber the CPUs): the others mark that they have left, the
-// root waits for their marks.
+// barriers are not led: see leader): the others mark that they have left,
+// the root waits for their marks.
 func (c *Comm) leaveOrdered(k uint64) error {
-	if c.shmOrd != leaveLast || c.shmLead == 0 || c.size < 2 || c.size > 2 && !c.p.opts.Oversubscribed {
+	if c.shmOrd != leaveLast || c.shmLead == 0 || c.size <= 2 || !c.p.opts.Oversubscribed {
 		return nil
 	}
 	tag := leaveTag(k)
