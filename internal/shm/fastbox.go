@@ -29,8 +29,13 @@ const (
 	boxRing         = 8192 // ring bytes; a power of two
 	BoxSize         = boxCtlSize + boxRing
 	boxHeader       = 32
-	// BoxInlineMax is the largest payload carried inside a record.
+	// BoxInlineMax is the largest payload always carried inside a record.
 	BoxInlineMax = 1024
+	// BoxInlineRoomMax is the largest payload carried inside a record when
+	// the ring has room for it now; a sender that finds no room sends it in
+	// a cell instead (announced in the box), rather than waiting, since
+	// records this large would leave room for few messages in flight.
+	BoxInlineRoomMax = 2048
 )
 
 // Record kinds.
@@ -159,7 +164,7 @@ func (w *BoxWriter) space(n uint64) bool {
 }
 
 // Write appends a record with the given header fields and inline payload
-// (len(payload) <= BoxInlineMax). It returns false if the ring has no room
+// (len(payload) <= BoxInlineRoomMax). It returns false if the ring has no room
 // now; the caller lets the receiver catch up and tries again.
 //
 // The stamp word where the next record will start is zeroed before this one
@@ -190,6 +195,16 @@ func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, pay
 		w.write += gap
 		idx = 0
 	}
+	// The line where the next record will start is cleared first, with a
+	// plain store: its ownership is then fetched while the payload is
+	// written, not after it, and the stamp's store, later in program
+	// order, cannot become visible before it (amd64 keeps stores in order;
+	// elsewhere StoreRelease32 is an atomic store).
+	next := (idx + need) & (boxRing - 1)
+	if w.isDirty(next) {
+		StoreRelease32(&(*BoxRecord)(unsafe.Pointer(&w.ring[next])).stamp, 0)
+		w.setDirty(next/64, false)
+	}
 	h := (*BoxRecord)(unsafe.Pointer(&w.ring[idx]))
 	h.PLen, h.Tag, h.Ctx, h.CellOff = uint32(len(payload)), tag, ctx, cellOff
 	copy(w.ring[idx+boxHeader:], payload)
@@ -198,7 +213,6 @@ func (w *BoxWriter) Write(kind uint16, tag int32, ctx uint32, cellOff int64, pay
 	for l := first + 1; l < first+need/64; l++ {
 		w.setDirty(l, true)
 	}
-	w.clearIfDirty((idx + need) & (boxRing - 1))
 	w.publish(h, kind)
 	w.write += need
 	return true
@@ -223,12 +237,16 @@ func (w *BoxWriter) publish(h *BoxRecord, kind uint16) {
 
 // BoxReader is the receiver's end of a box. Next and Done are for one
 // thread at a time; Ready may be called from any thread as a hint, so the
-// position is kept in atomics.
+// position is read with atomic loads. Done stores it with release stores
+// (plain MOVs on amd64): a locked store there would stall the reader, on
+// its way to answering, for no ordering it needs. A Ready racing with Done
+// may see one word new and the other old; it then finds no record, which
+// a hint may.
 type BoxReader struct {
 	ctl   *boxCtl
 	ring  []byte
-	read  atomic.Uint64
-	stamp atomic.Uint32 // stamp of the next record
+	read  uint64
+	stamp uint32 // stamp of the next record
 }
 
 // NewBoxReader opens the box at off for reading.
@@ -237,21 +255,31 @@ func (s *Segment) NewBoxReader(off int64) *BoxReader {
 		ctl:  (*boxCtl)(unsafe.Pointer(&s.mem[off])),
 		ring: s.mem[off+boxCtlSize : off+BoxSize : off+BoxSize],
 	}
-	r.stamp.Store(1)
+	atomic.StoreUint32(&r.stamp, 1)
 	return r
 }
 
 // Ready reports whether a record is waiting: the cheapest poll.
+//
+// While no record is there it also reads the line after the next record's
+// first: the second line of a two-line record (33-96 B of payload) then
+// travels while the reader waits for the stamp, not after it, and the
+// reader's copy of the payload finds it in its cache.
 func (r *BoxReader) Ready() bool {
-	h := (*BoxRecord)(unsafe.Pointer(&r.ring[r.read.Load()&(boxRing-1)]))
-	return atomic.LoadUint32(&h.stamp) == r.stamp.Load()
+	at := atomic.LoadUint64(&r.read)
+	h := (*BoxRecord)(unsafe.Pointer(&r.ring[at&(boxRing-1)]))
+	if atomic.LoadUint32(&h.stamp) == atomic.LoadUint32(&r.stamp) {
+		return true
+	}
+	_ = atomic.LoadUint32((*uint32)(unsafe.Pointer(&r.ring[(at+64)&(boxRing-1)])))
+	return false
 }
 
 // Next returns the waiting record and its inline payload, or nil. The
 // payload stays valid until Done.
 func (r *BoxReader) Next() (*BoxRecord, []byte) {
 	for {
-		read, stamp := r.read.Load(), r.stamp.Load()
+		read, stamp := r.read, r.stamp
 		idx := read & (boxRing - 1)
 		h := (*BoxRecord)(unsafe.Pointer(&r.ring[idx]))
 		if atomic.LoadUint32(&h.stamp) != stamp {
@@ -260,15 +288,16 @@ func (r *BoxReader) Next() (*BoxRecord, []byte) {
 		if h.Kind != boxSkip {
 			return h, r.ring[idx+boxHeader : idx+boxHeader+uint64(h.PLen)]
 		}
-		r.read.Store(read + boxRing - idx)
-		r.stamp.Store(nextStamp(stamp))
+		StoreRelease64(&r.read, read+boxRing-idx)
+		StoreRelease32(&r.stamp, nextStamp(stamp))
 	}
 }
 
-// Done consumes the record Next returned and publishes the position.
+// Done consumes the record Next returned and publishes the position. The
+// stores are releases: the payload's loads come before them.
 func (r *BoxReader) Done(h *BoxRecord) {
-	read := r.read.Load() + recordLen(int(h.PLen))
-	r.stamp.Store(nextStamp(r.stamp.Load()))
-	r.read.Store(read)
-	atomic.StoreUint64(&r.ctl.read, read)
+	read := r.read + recordLen(int(h.PLen))
+	StoreRelease32(&r.stamp, nextStamp(r.stamp))
+	StoreRelease64(&r.read, read)
+	StoreRelease64(&r.ctl.read, read)
 }

@@ -17,7 +17,7 @@ func TestBoxStream(t *testing.T) {
 	sizes := make([]int, records)
 	rng := rand.New(rand.NewSource(1))
 	for i := range sizes {
-		sizes[i] = rng.Intn(BoxInlineMax + 1)
+		sizes[i] = rng.Intn(BoxInlineRoomMax + 1)
 	}
 	payload := func(i int) []byte {
 		b := make([]byte, sizes[i])
@@ -165,7 +165,7 @@ func TestBoxStampWrap(t *testing.T) {
 	_, w, r := newTestBox(t)
 	start := stampWrapGuard + 1
 	w.stamp = start - 1
-	r.stamp.Store(start)
+	r.stamp = start
 	// At every line, the stamp the reader will expect there on the first
 	// lap of one-line records, as if left there 2^32 records ago.
 	s := start

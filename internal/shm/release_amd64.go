@@ -14,6 +14,11 @@ package shm
 //go:noescape
 func StoreRelease32(p *uint32, v uint32)
 
+// StoreRelease64 is StoreRelease32 for a 64-bit word.
+//
+//go:noescape
+func StoreRelease64(p *uint64, v uint64)
+
 // canStorePlain: StoreRelease32 is a plain store (not under the race
 // detector, which would not see it), so the two-rank arrival may use it
 // with the fence moved to the sleeper (see plainArrive).

@@ -191,7 +191,7 @@ func (c *Comm) CollTagBase() int {
 
 func (c *Comm) send(buf []byte, dest, tag int, ctx uint32, mode int) error {
 	p := c.p
-	if mode != ModeSync && len(buf) <= shm.BoxInlineMax && p.sendInline(c.members[dest], buf, int32(tag), ctx) {
+	if mode != ModeSync && len(buf) <= shm.BoxInlineRoomMax && p.sendInline(c.members[dest], buf, int32(tag), ctx) {
 		return nil
 	}
 	r := c.newReq(opSend, buf, dest, tag, ctx, mode, true)

@@ -83,13 +83,17 @@ func (p *Proc) trySend(o *peerOut, r *Request, li int) sendResult {
 		}
 	}
 	box := o.box
-	if box != nil && n <= shm.BoxInlineMax && r.mode != ModeSync {
-		if !box.Write(shm.BoxInline, r.tag, r.ctx, 0, r.buf) {
+	if box != nil && n <= shm.BoxInlineRoomMax && r.mode != ModeSync {
+		if box.Write(shm.BoxInline, r.tag, r.ctx, 0, r.buf) {
+			p.seg.Ring(li)
+			p.sendDone(r)
+			return sentNow
+		}
+		if n <= shm.BoxInlineMax {
 			return needBox
 		}
-		p.seg.Ring(li)
-		p.sendDone(r)
-		return sentNow
+		// Past BoxInlineMax a message takes a cell while the ring is short
+		// of room (below, if the ring has room for the reference).
 	}
 	if box != nil && !box.Fits(0) {
 		return needBox
