@@ -64,7 +64,7 @@ func publishBuf(rec, buf []byte) {
 	binary.LittleEndian.PutUint64(rec[8:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))))
 	binary.LittleEndian.PutUint64(rec[16:], uint64(len(buf)))
 	if len(buf) >= collHugeMin {
-		shm.NoteSource(buf) // huge pages under a buffer published again and again
+		shm.NoteSourceWeighted(buf, collHugeWeight) // huge pages under a buffer published again and again
 	}
 }
 
@@ -78,6 +78,18 @@ func publishBuf(rec, buf []byte) {
 // alternated, 4 rounds), while 1 MiB blocks gained (66-129 against
 // 112-192 µs).
 const collHugeMin = 1 << 20
+
+// collHugeWeight is how many times its bytes a published buffer credits its
+// pages with (shm.NoteSourceWeighted): a page is collapsed after two
+// whole-page publishes instead of sixteen. Alltoall and Alltoallv on 4 and
+// 8 ranks, the sweep's 110 calls per size after 32 KiB, 256 KiB then
+// 1 MiB (golaunch benches osu, three interleaved rounds each): 1 MiB
+// 1501-2045 against 497-1180 µs at 4 ranks and 4728-5953 against
+// 2366-3262 at 8, 256 KiB 1112-1336 against 658-878 at 8 (Open MPI
+// 648-2213 and 1116-3506): with sixteen, the first 50-100 calls of each
+// new buffer ran on 4 KiB pages and through the collapses' stalls
+// (docs/PERFORMANCE.md, "Collapses of collective buffers sooner").
+const collHugeWeight = 8
 
 // remoteBuf is a buffer a peer published.
 type remoteBuf struct {

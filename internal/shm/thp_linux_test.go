@@ -181,3 +181,42 @@ func TestNoteSourceRetriesBusyPages(t *testing.T) {
 		}
 	})
 }
+
+// TestNoteSourceWeighted: a page noted with weight w is queued after
+// hugeSeen/w whole-page notes (weight 1 is NoteSource), and a weight does
+// not carry a page's credit past one collapse: the retry comes at the next
+// note, then never again.
+func TestNoteSourceWeighted(t *testing.T) {
+	withFakeAdvise(t, false, func(got func() []uintptr) {
+		const P = uintptr(hugePage)
+		const w = 8
+		for range hugeSeen/w - 1 {
+			noteRangeWeighted(30*P, P, w)
+		}
+		if c := got(); len(c) != 0 {
+			t.Fatalf("after %d whole-page notes of weight %d: %d collapses, want none", hugeSeen/w-1, w, len(c))
+		}
+		noteRangeWeighted(30*P, P, w)
+		if c := got(); !slices.Equal(c, []uintptr{30 * P}) {
+			t.Fatalf("after %d whole-page notes of weight %d: collapses %#x, want [%#x]", hugeSeen/w, w, c, 30*P)
+		}
+		for range 5 {
+			noteRangeWeighted(30*P, P, w)
+		}
+		if c := got(); len(c) != 2 {
+			t.Fatalf("%d collapses, want 2 (once more, then never)", len(c))
+		}
+		// A weight larger than the credit: one note queues the page.
+		noteRangeWeighted(31*P, P, 1<<20)
+		if c := got(); len(c) != 3 || c[2] != 31*P {
+			t.Fatalf("a note of weight 1<<20: collapses %#x, want a third, of %#x", c, 31*P)
+		}
+		// Weight 1 through the exported function is NoteSource.
+		buf := make([]byte, hugeMinSource-1)
+		NoteSourceWeighted(buf, w)
+		NoteSourceWeighted(nil, w)
+		if c := got(); len(c) != 3 {
+			t.Fatalf("a buffer below hugeMinSource: %d collapses, want 3", len(c))
+		}
+	})
+}
