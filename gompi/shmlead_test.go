@@ -18,12 +18,16 @@ import (
 // first) and back-to-back barriers, on 3..8 and 17 ranks; every result is
 // checked, and the scratch halves are filled near their ends (where the
 // leave words lie) so that a word written in the wrong half would show.
+// The orders are off by default (GOMPI_SHM_LEAD): the loops run both ways.
 func TestShmLeaveOrders(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // oversubscribed
-	for _, n := range []int{3, 4, 5, 8, 17} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(c *gompi.Comm) error { return leaveOrderLoop(c) })
-		})
+	for _, lead := range []string{"1", "0"} {
+		for _, n := range []int{3, 4, 5, 8, 17} {
+			t.Run(fmt.Sprintf("lead=%s/%d", lead, n), func(t *testing.T) {
+				t.Setenv("GOMPI_SHM_LEAD", lead)
+				run(t, n, func(c *gompi.Comm) error { return leaveOrderLoop(c) })
+			})
+		}
 	}
 }
 

@@ -42,6 +42,13 @@ const (
 	// smaller rendezvous messages are pipelined through the segment, which
 	// costs no system call per message.
 	CMAMin = "GOMPI_SHM_CMA_MIN"
+	// LedBarriers set to "1" turns on the leave orders of the barrier after
+	// a rooted collective when ranks outnumber CPUs (the root of Bcast or
+	// Scatter leaves first, the root of Gather or Reduce last). Off by
+	// default: they move the root's wait out of the collective into the
+	// barrier without shortening the pair (docs/PERFORMANCE.md, "The leave
+	// orders measured as a whole loop").
+	LedBarriers = "GOMPI_SHM_LEAD"
 	// Timer names the clock Wtime reads (tsc, monotonic, realtime).
 	Timer = "GOMPI_TIMER"
 	// Progress set to "0" turns off the background progress goroutine:

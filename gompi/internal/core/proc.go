@@ -24,6 +24,11 @@ type Options struct {
 	// Oversubscribed means the host runs more ranks than it has CPUs: waiting
 	// threads then give the CPU away almost at once instead of spinning.
 	Oversubscribed bool
+	// LedBarriers turns on the leave orders of a barrier after a rooted
+	// collective when ranks outnumber CPUs (ShmLeadNext, ShmLeadLast). Off
+	// by default: measured as a whole loop (collective and barrier), they
+	// make the collective look faster and the pair no faster, often slower.
+	LedBarriers bool
 	// InProcess means the ranks are goroutines of one process.
 	InProcess bool
 	// Timeout bounds every blocking wait; 0 means none.

@@ -193,10 +193,11 @@ func (c *Comm) awaitLeader(k uint64, ctl *shm.CollCtl) error {
 
 // leader returns the rank that leaves c's barriers first, or -1 if they
 // leave as they find the step released: the rank named by ShmLeadNext, on a
-// slot of more than two ranks when ranks outnumber CPUs. With a CPU per rank
+// slot of more than two ranks when ranks outnumber CPUs and the leave orders
+// are on (Options.LedBarriers, GOMPI_SHM_LEAD=1). With a CPU per rank
 // every rank leaves at once, and the extra hand-off would only cost.
 func (c *Comm) leader() int {
-	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed {
+	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed || !c.p.opts.LedBarriers {
 		return -1
 	}
 	return c.shmLead - 1

@@ -56,7 +56,7 @@ func (c *Comm) leaveWord(k uint64, r int) *uint32 {
 // barriers are not led: see leader): the others mark that they have left,
 // the root waits for their marks.
 func (c *Comm) leaveOrdered(k uint64) error {
-	if c.shmOrd != leaveLast || c.shmLead == 0 || c.size <= 2 || !c.p.opts.Oversubscribed {
+	if c.shmOrd != leaveLast || c.shmLead == 0 || c.size <= 2 || !c.p.opts.Oversubscribed || !c.p.opts.LedBarriers {
 		return nil
 	}
 	tag := leaveTag(k)

@@ -68,6 +68,13 @@ func optionsFromEnv() (Options, error) {
 		}
 		o.NoCMA = !on
 	}
+	if v := os.Getenv(jobenv.LedBarriers); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, fmt.Errorf("gompi: %s=%q is not a boolean", jobenv.LedBarriers, v)
+		}
+		o.LedBarriers = on
+	}
 	return o, nil
 }
 
