@@ -1,17 +1,23 @@
 package test
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestRootedTwoRanksBackToBack: two processes run Reduce, Gather and
-// Gatherv back to back with changing roots and sizes, mixed with other
-// collectives (rankprog --mode rooted2), and agree on every result.
+// TestRootedTwoRanksBackToBack: two processes run the conformance case
+// RootedTwoRanksBackToBack (Reduce, Gather and Gatherv back to back with
+// changing roots and sizes, mixed with other collectives), where the
+// contributor's open arrival crosses two address spaces.
 func TestRootedTwoRanksBackToBack(t *testing.T) {
-	r := golaunch(t, "", "-n", "2", filepath.Join(bin, "rankprog"), "--mode", "rooted2")
-	if r.code != 0 || strings.Count(r.stdout, "rooted2 agreed") != 2 {
+	conf := filepath.Join(bin, "conformance")
+	if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
+		t.Fatalf("building the conformance suite: %v\n%s", err, out)
+	}
+	r := launchWith(t, "", nil, "-n", "2", conf, "--run", "RootedTwoRanksBackToBack", "--timeout", "1m", "-v")
+	if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") || !strings.Contains(r.stdout, "ok    RootedTwoRanksBackToBack") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

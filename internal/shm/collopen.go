@@ -13,6 +13,12 @@ func (c *CollCtl) ArriveOpen(k uint64, n, rank int) {
 		c.arriveCount(k, n)
 		return
 	}
+	c.storeArrival(k, rank)
+}
+
+// storeArrival stores rank's arrival at step k in its own word of a
+// two-rank slot and wakes the peer if it sleeps on that word.
+func (c *CollCtl) storeArrival(k uint64, rank int) {
 	w := c.word(rank, k)
 	if plainArrive { // no full fence: see arrive.go
 		StoreRelease32(&w.seq, uint32(k+1))

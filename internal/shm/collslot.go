@@ -178,15 +178,7 @@ func reached(word uint32, k uint64) bool { return int32(word-uint32(k+1)) >= 0 }
 // others. On a two-rank slot the arrival is rank's own word.
 func (c *CollCtl) Arrive(k uint64, n, rank int) bool {
 	if n == 2 {
-		w := c.word(rank, k)
-		if plainArrive { // no full fence: see arrive.go
-			StoreRelease32(&w.seq, uint32(k+1))
-		} else {
-			atomic.StoreUint32(&w.seq, uint32(k+1))
-		}
-		if atomic.LoadInt32(&w.sleepers) != 0 {
-			futexWake(&w.seq)
-		}
+		c.storeArrival(k, rank)
 		return reached(atomic.LoadUint32(&c.word(1-rank, k).seq), k)
 	}
 	return c.arriveCount(k, n)

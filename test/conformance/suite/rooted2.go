@@ -1,23 +1,36 @@
-//go:build !mpi && !mpich
-
-package gompi_test
+package suite
 
 import (
 	"bytes"
 	"fmt"
 	"slices"
-	"testing"
 
 	"github.com/gompi/gompi/gompi"
 )
 
-// Two-rank rooted calls back to back (docs/PERFORMANCE.md, "Two ranks: the
-// non-root's arrival without the peer's word"): the rank that contributes
-// arrives and leaves without reading its root's word, so the next call's
-// wait for the open step is all that orders it. Reduce, Gather and Gatherv
-// with the root changing from call to call, at sizes on the arrival lines,
-// past them and in the scratch half, with other collectives and barriers
-// in between or none, under the default selection.
+func init() {
+	moreCases = append(moreCases, Case{"RootedTwoRanksBackToBack", []int{2}, rootedTwoRanks})
+}
+
+// rootedTwoRanks: two-rank rooted calls back to back (docs/PERFORMANCE.md,
+// "Two ranks: the contributor's arrival without the root's word"): the
+// rank that contributes arrives and leaves without reading its root's
+// word, so the next call's wait for the open step is all that orders it.
+// Reduce, Gather and Gatherv with the root changing from call to call, at
+// sizes on the arrival lines, past them and in the scratch half, with other
+// collectives and barriers in between or none, under the default
+// selection. It runs with goroutine ranks (gompi's TestConformance) and as
+// two processes (test/rooted2_test.go).
+func rootedTwoRanks(c *gompi.Comm) error {
+	for it := range 1500 {
+		if err := rooted2Calls(c, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rooted2Calls is call it of rootedTwoRanks.
 func rooted2Calls(c *gompi.Comm, it int) error {
 	me := c.Rank()
 	sizes := []int{8, 64, 120, 121, 512, 4096}
@@ -123,15 +136,4 @@ func rooted2Calls(c *gompi.Comm, it int) error {
 		}
 	}
 	return nil
-}
-
-func TestShmRootedTwoRanksBackToBack(t *testing.T) {
-	run(t, 2, func(c *gompi.Comm) error {
-		for it := range 600 {
-			if err := rooted2Calls(c, it); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
