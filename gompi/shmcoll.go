@@ -227,7 +227,11 @@ func beginStepCode(x *collComm, code, word uint32, size int) ([]byte, error) {
 // again the readers find its data posted instead of waiting for a context
 // switch that gives the root a CPU; last the root of one whose data flow to
 // it, so that the root finds the blocks posted (shmlead.go,
-// internal/core/shmleave.go); nobody otherwise.
+// internal/core/shmleave.go); nobody otherwise. The engine follows the
+// order only when the leave orders are on (GOMPI_SHM_LEAD=1): measured as a
+// whole loop they moved the root's wait into the barrier without making
+// the pair faster (docs/PERFORMANCE.md, "The leave orders measured as a
+// whole loop").
 func leadNext(x *collComm, op coll.Operation, root int) {
 	switch {
 	case rootSends(op):
