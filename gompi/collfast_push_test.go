@@ -95,11 +95,7 @@ func TestKeptPushTagless(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for r := 1; r < n; r++ {
-				if fmt.Sprint(bases[r]) != fmt.Sprint(bases[0]) {
-					t.Errorf("rank %d took tag bases %v, rank 0 %v", r, bases[r], bases[0])
-				}
-			}
+			sameTagBases(t, n, bases)
 		})
 	}
 }

@@ -281,15 +281,22 @@ func TestFastPathMixedTagsMatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for r := 1; r < n; r++ {
-				if fmt.Sprint(bases[r]) != fmt.Sprint(bases[0]) {
-					t.Errorf("rank %d took tag bases %v, rank 0 %v", r, bases[r], bases[0])
-				}
-			}
+			sameTagBases(t, n, bases)
 			if n > 1 && len(bases[0]) == 0 {
 				t.Errorf("no call ran point-to-point")
 			}
 		})
+	}
+}
+
+// sameTagBases fails t unless every rank of n took the same tag bases, in
+// the same order, as rank 0 (bases: rank -> the bases its calls took).
+func sameTagBases(t *testing.T, n int, bases map[int][]int) {
+	t.Helper()
+	for r := 1; r < n; r++ {
+		if fmt.Sprint(bases[r]) != fmt.Sprint(bases[0]) {
+			t.Errorf("rank %d took tag bases %v, rank 0 %v", r, bases[r], bases[0])
+		}
 	}
 }
 

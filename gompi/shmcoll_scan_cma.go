@@ -49,6 +49,15 @@ const chainBatch = 4
 // chainFailed is added to the chunk count to mark a failed rank.
 const chainFailed = 1 << 24
 
+// chainLines gives the chain's per-rank lines in its scratch half (after
+// the n signatures) and each line's first word, the rank's progress counter.
+func chainLines(scratch []byte, n int) (line func(r int) []byte, counter func(r int) unsafe.Pointer) {
+	data := scratch[n*sigSize:]
+	line = func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
+	counter = func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
+	return line, counter
+}
+
 func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) error {
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
@@ -57,9 +66,7 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 	if done {
 		return err
 	}
-	data := scratch[n*sigSize:]
-	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
-	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
+	line, counter := chainLines(scratch, n)
 	own := contribution(a)
 	chunk, total := chainChunks(a)
 

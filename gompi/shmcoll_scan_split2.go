@@ -57,9 +57,7 @@ func runExscanSplit2(x *collComm, a *coll.Args) error {
 	if done {
 		return err
 	}
-	data := scratch[n*sigSize:]
-	line := func(r int) []byte { return data[r*chainLine : (r+1)*chainLine] }
-	counter := func(r int) unsafe.Pointer { return unsafe.Pointer(&line(r)[0]) }
+	line, counter := chainLines(scratch, n)
 	written := unsafe.Pointer(&line(0)[exscanWritten])
 	_, total := chainChunks(a) // total: rank 1's counter when done, as in the chain
 	cut := splitCut(m, 8)

@@ -394,6 +394,17 @@ func readyRanks(sc *bufio.Scanner, n int) (map[int]int, []int) {
 	return rankPid, all
 }
 
+// buildConformance builds the conformance suite's program (test/conformance)
+// into bin and returns its path.
+func buildConformance(t *testing.T) string {
+	t.Helper()
+	conf := filepath.Join(bin, "conformance")
+	if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
+		t.Fatalf("building the conformance suite: %v\n%s", err, out)
+	}
+	return conf
+}
+
 // TestSingleCopyCollectivesAcrossProcesses runs the collective cases of the
 // conformance suite as real processes, where the single-copy algorithms
 // ("cma") read each other's memory with process_vm_readv: chosen by default
@@ -401,10 +412,7 @@ func readyRanks(sc *bufio.Scanner, n int) (map[int]int, []int) {
 // turned off, where the default selection must give the same results
 // without it.
 func TestSingleCopyCollectivesAcrossProcesses(t *testing.T) {
-	conf := filepath.Join(bin, "conformance")
-	if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
-		t.Fatalf("building the conformance suite: %v\n%s", err, out)
-	}
+	conf := buildConformance(t)
 	for _, env := range [][]string{nil, {"GOMPI_SHM_CMA_COLL=0"}} {
 		r := launchWith(t, "", env, "-n", "5", conf, "--run", "EveryAlgorithm/.*/cma|DefaultSelection|Subcommunicators", "--timeout", "1m", "-v")
 		if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") {

@@ -1,8 +1,6 @@
 package test
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,10 +11,7 @@ import (
 // cells, the single copy) on two real processes, where the box is a ring in
 // the shared segment between two address spaces.
 func TestPointToPointSizesAcrossProcesses(t *testing.T) {
-	conf := filepath.Join(bin, "conformance")
-	if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
-		t.Fatalf("building the conformance suite: %v\n%s", err, out)
-	}
+	conf := buildConformance(t)
 	cases := "BoxRecordSizes|PingPongSizes|FloodWhileReceiverBusy|TruncationLeavesNextMessageIntact|MatchByTagKeepsUnexpected|Probe|PersistentRequests"
 	r := launchWith(t, "", nil, "-n", "2", conf, "--run", cases, "--timeout", "1m", "-v")
 	if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") || !strings.Contains(r.stdout, "ok    BoxRecordSizes") {

@@ -1,8 +1,6 @@
 package test
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,10 +10,7 @@ import (
 // changing roots and sizes, mixed with other collectives), where the
 // contributor's open arrival crosses two address spaces.
 func TestRootedTwoRanksBackToBack(t *testing.T) {
-	conf := filepath.Join(bin, "conformance")
-	if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
-		t.Fatalf("building the conformance suite: %v\n%s", err, out)
-	}
+	conf := buildConformance(t)
 	r := launchWith(t, "", nil, "-n", "2", conf, "--run", "RootedTwoRanksBackToBack", "--timeout", "1m", "-v")
 	if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") || !strings.Contains(r.stdout, "ok    RootedTwoRanksBackToBack") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)

@@ -44,10 +44,7 @@ func TestSlurm(t *testing.T) {
 	})
 
 	t.Run("srun conformance", func(t *testing.T) {
-		conf := filepath.Join(bin, "conformance")
-		if out, err := exec.Command("go", "build", "-o", conf, "./conformance").CombinedOutput(); err != nil {
-			t.Fatalf("building the conformance suite: %v\n%s", err, out)
-		}
+		conf := buildConformance(t)
 		r := cl.run(t, "srun", "--mpi=pmi2", "--overcommit", "-n", "4", conf, "--timeout", "2m")
 		if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
