@@ -85,14 +85,17 @@ func runOSU(args []string) error {
 		w.initMs = float64(initTook.Microseconds()) / 1e3
 		cfg.Dist = w
 	}
-	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters")
+	// loop_us: rank 0's wall time per iteration of the whole timed loop,
+	// the barrier between calls included (osu.Point.Loop).
+	t := report.NewTable("op", "n", "size", "avg_us", "min_us", "max_us", "iters", "loop_us")
 	t.SetVerb("avg_us", "%.2f")
 	t.SetVerb("min_us", "%.2f")
 	t.SetVerb("max_us", "%.2f")
+	t.SetVerb("loop_us", "%.2f")
 	// A line per size on stderr when a person watches it (rank 0).
 	progress := c.Rank() == 0 && tty.Is(os.Stderr)
 	err := osu.Run(c, cfg, func(p osu.Point) error {
-		t.Add(p.Op, p.N, p.Size, p.Avg, p.Min, p.Max, p.Iters)
+		t.Add(p.Op, p.N, p.Size, p.Avg, p.Min, p.Max, p.Iters, p.Loop)
 		if progress {
 			fmt.Fprintf(os.Stderr, "osu: %s n=%d size=%s: %.2f µs\n", p.Op, p.N, params.FormatSize(int64(p.Size)), p.Avg)
 		}

@@ -44,12 +44,19 @@ func Defaults() Config {
 
 // Point is one measured size.
 type Point struct {
-	Op    string
-	N     int
-	Size  int
-	Avg   float64 // µs: mean over ranks of each rank's mean time per call
-	Min   float64
-	Max   float64
+	Op   string
+	N    int
+	Size int
+	Avg  float64 // µs: mean over ranks of each rank's mean time per call
+	Min  float64
+	Max  float64
+	// Loop is µs: rank 0's wall time per timed iteration of the whole
+	// loop, the call and the barrier after it (for Barrier, the same as
+	// its mean). The OSU figure (Avg) times the call alone, so a program
+	// whose ranks wait in the barrier instead of in the call looks faster
+	// there than it is; Loop is what a program of back-to-back calls
+	// separated by barriers pays per iteration.
+	Loop  float64
 	Iters int
 }
 
@@ -104,7 +111,7 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 			}
 			first = false
 		}
-		var total float64
+		var total, loop float64
 		var rec *Samples
 		if cfg.Dist != nil {
 			rec = new(Samples)
@@ -117,6 +124,7 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 					return err
 				}
 			}
+			start := gompi.Wtime()
 			for i := 0; i < iters; i++ {
 				t := gompi.Wtime()
 				if err := run(); err != nil {
@@ -126,6 +134,7 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 				total += d
 				rec.add(t, d*1e6)
 			}
+			loop = gompi.Wtime() - start
 		} else if cfg.Op == "barrier" {
 			for i := 0; i < skip; i++ {
 				if err := run(); err != nil {
@@ -139,9 +148,14 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 				}
 			}
 			total = gompi.Wtime() - t
+			loop = total
 		} else {
+			var start float64
 			for i := 0; i < skip+iters; i++ {
 				t := gompi.Wtime()
+				if i == skip {
+					start = t
+				}
 				if err := run(); err != nil {
 					return err
 				}
@@ -156,6 +170,7 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 					return err
 				}
 			}
+			loop = gompi.Wtime() - start
 		}
 		mean := total * 1e6 / float64(iters)
 		if rec != nil {
@@ -174,7 +189,7 @@ func Run(c *gompi.Comm, cfg Config, emit func(Point) error) error {
 			return err
 		}
 		if c.Rank() == 0 {
-			p := Point{Op: cfg.Op, N: c.Size(), Size: size, Avg: sum[0] / float64(c.Size()), Min: lo[0], Max: hi[0], Iters: iters}
+			p := Point{Op: cfg.Op, N: c.Size(), Size: size, Avg: sum[0] / float64(c.Size()), Min: lo[0], Max: hi[0], Loop: loop * 1e6 / float64(iters), Iters: iters}
 			if err := emit(p); err != nil {
 				return err
 			}

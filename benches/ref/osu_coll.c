@@ -4,7 +4,8 @@
  * size, skip some calls, time each call on its own with MPI_Barrier between
  * calls (back-to-back barriers for the barrier test), and print the mean
  * over ranks of each rank's mean time per call, with the minimum and the
- * maximum. The operations and what a size means are those of benches/osu
+ * maximum, and rank 0's wall time per iteration of the whole timed loop,
+ * the barrier between calls included (loop_us, last). The operations and what a size means are those of benches/osu
  * (osu.Ops): every collective of MPI 2.2.
  *
  *   mpicc -O2 -o osu_coll osu_coll.c
@@ -182,17 +183,21 @@ static void warm_up(const char *op, long size, int n, int rank, long blk, char *
     warmup_ms = 0;
 }
 
-static double run(const char *op, long size, int n, int rank, int it, int sk) {
+/* run returns the rank's mean time per timed call (us) and sets *loop_us to
+ * its wall time per timed iteration of the whole loop, the barrier between
+ * calls included (benches/osu Point.Loop; rank 0's is reported). */
+static double run(const char *op, long size, int n, int rank, int it, int sk, double *loop_us) {
     long blk = block_size(size, n), big = (size > blk ? size : blk) * n;
     char *a = calloc(big + 1, 1), *b = calloc(big + 1, 1);
     int *counts = malloc(n * sizeof(int)), *displs = malloc(n * sizeof(int)), *bcounts = malloc(n * sizeof(int));
     MPI_Datatype *types = malloc(n * sizeof(MPI_Datatype));
     for (int i = 0; i < n; i++) counts[i] = size, displs[i] = i * size, bcounts[i] = blk / 4, types[i] = MPI_BYTE;
-    double total = 0, t;
+    double total = 0, t, start = 0;
     warm_up(op, size, n, rank, blk, a, b, counts, displs, bcounts, types);
     if (!strcmp(op, "barrier")) {
         for (int i = 0; i < sk; i++) MPI_Barrier(MPI_COMM_WORLD);
         if (dist_file) {
+            start = MPI_Wtime();
             for (int i = 0; i < it; i++) {
                 t = MPI_Wtime();
                 MPI_Barrier(MPI_COMM_WORLD);
@@ -200,14 +205,17 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
                 total += d;
                 dist_add(t, d * 1e6);
             }
+            *loop_us = (MPI_Wtime() - start) * 1e6 / it;
             goto done;
         }
         t = MPI_Wtime();
         for (int i = 0; i < it; i++) MPI_Barrier(MPI_COMM_WORLD);
         total = MPI_Wtime() - t;
+        *loop_us = total * 1e6 / it;
     } else {
         for (int i = 0; i < sk + it; i++) {
             t = MPI_Wtime();
+            if (i == sk) start = t;
             call(op, size, n, rank, blk, a, b, counts, displs, bcounts, types);
             if (i >= sk) {
                 double d = MPI_Wtime() - t;
@@ -216,6 +224,7 @@ static double run(const char *op, long size, int n, int rank, int it, int sk) {
             }
             MPI_Barrier(MPI_COMM_WORLD);
         }
+        *loop_us = (MPI_Wtime() - start) * 1e6 / it;
     }
 done:
     free(a);
@@ -261,20 +270,20 @@ int main(int argc, char **argv) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
             dist_offset = ts.tv_sec + ts.tv_nsec * 1e-9 - MPI_Wtime();
         }
-    if (rank == 0 && !json) printf("%-10s %4s %9s %10s %10s %10s %6s\n", "op", "n", "size", "avg_us", "min_us", "max_us", "iters");
+    if (rank == 0 && !json) printf("%-10s %4s %9s %10s %10s %10s %6s %10s\n", "op", "n", "size", "avg_us", "min_us", "max_us", "iters", "loop_us");
     for (char *s = strtok(sizes, ","); s; s = strtok(NULL, ",")) {
         long size = atol(s);
         int it = size > large ? iters_large : iters, sk = size > large ? skip_large : skip;
         if (dist_file) snap_before_n = snap_threads(snap_before);
-        double mine = run(op, size, n, rank, it, sk), lo, hi, sum;
+        double loop = 0, mine = run(op, size, n, rank, it, sk, &loop), lo, hi, sum;
         dist_write(op, n, size, rank);
         MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0) {
-            if (json) printf("{\"op\":\"%s\",\"n\":%d,\"size\":%ld,\"avg_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"iters\":%d}\n",
-                             op, n, size, sum / n, lo, hi, it);
-            else printf("%-10s %4d %9ld %10.2f %10.2f %10.2f %6d\n", op, n, size, sum / n, lo, hi, it);
+            if (json) printf("{\"op\":\"%s\",\"n\":%d,\"size\":%ld,\"avg_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"iters\":%d,\"loop_us\":%.3f}\n",
+                             op, n, size, sum / n, lo, hi, it, loop);
+            else printf("%-10s %4d %9ld %10.2f %10.2f %10.2f %6d %10.2f\n", op, n, size, sum / n, lo, hi, it, loop);
             fflush(stdout);
         }
     }

@@ -38,6 +38,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -61,6 +62,10 @@ type point struct {
 	Size    int     `json:"size"`
 	Avg     float64 `json:"avg_us"`
 	Latency float64 `json:"latency_us"`
+	// Loop is the osu programs' whole-loop figure: rank 0's wall time per
+	// timed iteration, the barrier between calls included (0 from a
+	// program that does not report it).
+	Loop float64 `json:"loop_us"`
 }
 
 func main() {
@@ -90,6 +95,7 @@ func main() {
 	tune := pflag.Bool("tune", false, "time every algorithm gompi registers for each of --ops (forced with GOMPI_COLL_<OP>) against the default selection and MPI, at n 2,4,8 and the sweep's sizes, and print which wins where")
 	algs := pflag.StringSlice("algs", nil, "tune: only these algorithms (default: every one registered)")
 	stat := pflag.String("stat", "median", "tune: median or min of the repetitions")
+	loop := pflag.Bool("loop", false, "osu: also show each side's whole-loop time per iteration (rank 0's wall time over the timed calls and the barriers between them) and the loop ratios, next to the OSU figure (which times the call alone)")
 	pflag.Parse()
 	launchArgs = strings.Fields(*golaunchArgs)
 	if *sweep || *tune {
@@ -172,6 +178,7 @@ func main() {
 		n, size int
 	}
 	results := map[key][][]float64{}
+	loops := map[key][][]float64{}
 	var order []key
 	if *bench == "pingpong" {
 		*ops, *ns = []string{"pingpong"}, []int{2}
@@ -206,9 +213,11 @@ func main() {
 						if !seen {
 							order = append(order, k)
 							v = make([][]float64, len(*sides))
+							loops[k] = make([][]float64, len(*sides))
 						}
 						v[i] = append(v[i], p.Avg)
 						results[k] = v
+						loops[k][i] = append(loops[k][i], p.Loop)
 					}
 				}
 			}
@@ -226,19 +235,39 @@ func main() {
 		head += " " + sideNames[sd] + " / " + sideNames[(*sides)[last]] + " |"
 		rule += " --- |"
 	}
+	if *loop {
+		for _, sd := range *sides {
+			head += " " + sideNames[sd] + " loop µs |"
+			rule += " --- |"
+		}
+		for _, sd := range (*sides)[:last] {
+			head += " " + sideNames[sd] + " / " + sideNames[(*sides)[last]] + " loop |"
+			rule += " --- |"
+		}
+	}
 	fmt.Println(head)
 	fmt.Println(rule)
 	for _, k := range order {
-		v := results[k]
-		row := fmt.Sprintf("| %s | %d | %s |", k.op, k.n, size(k.size))
-		for i := range *sides {
-			row += fmt.Sprintf(" %.2f |", median(v[i]))
-		}
-		for i := range (*sides)[:last] {
-			row += fmt.Sprintf(" %.2f |", median(v[i])/median(v[last]))
+		row := fmt.Sprintf("| %s | %d | %s |", k.op, k.n, size(k.size)) + ratioCells(results[k])
+		if *loop {
+			row += ratioCells(loops[k])
 		}
 		fmt.Println(row)
 	}
+}
+
+// ratioCells is a row's cells for one figure: each side's median, then each
+// side's ratio to the last side's.
+func ratioCells(v [][]float64) string {
+	var row string
+	last := len(v) - 1
+	for i := range v {
+		row += fmt.Sprintf(" %.2f |", median(v[i]))
+	}
+	for i := range v[:last] {
+		row += fmt.Sprintf(" %.2f |", median(v[i])/median(v[last]))
+	}
+	return row
 }
 
 // sideNames are the column titles of the sides.
@@ -311,8 +340,21 @@ func runJSONContext(ctx context.Context, cmd []string, env []string) ([]point, e
 	runErr := c.Run()
 	// The points printed before a failure are kept: the sizes after it
 	// show as failed.
+	pts, err := parsePoints(&out)
+	if err != nil {
+		return pts, err
+	}
+	if runErr != nil {
+		return pts, fmt.Errorf("%v: %s", runErr, errb.String())
+	}
+	return pts, nil
+}
+
+// parsePoints reads the JSON lines of a program's output (osu, osu_coll.c,
+// the ping-pongs), skipping the lines that are not JSON objects.
+func parsePoints(r io.Reader) ([]point, error) {
 	var pts []point
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if !strings.HasPrefix(line, "{") {
@@ -324,10 +366,7 @@ func runJSONContext(ctx context.Context, cmd []string, env []string) ([]point, e
 		}
 		pts = append(pts, p)
 	}
-	if runErr != nil {
-		return pts, fmt.Errorf("%v: %s", runErr, errb.String())
-	}
-	return pts, nil
+	return pts, sc.Err()
 }
 
 func build(dir string, sides []string) error {
