@@ -154,7 +154,9 @@ func taglessAlgorithm(r Routine, name string) bool {
 		return r == RoutineScan || r == RoutineExscan
 	}
 	if name == "push" {
-		return r == RoutineScatterv // its slotted fallback takes a base (pushSlotted)
+		// Scatterv's slotted fallback takes a base (pushSlotted); Scatter's
+		// and Bcast's push has none (shmcoll_pushb.go).
+		return r == RoutineScatterv || r == RoutineScatter || r == RoutineBcast
 	}
 	if name != "shm" {
 		return false

@@ -11,16 +11,17 @@ import "github.com/gompi/gompi/coll"
 // base then (pushSlotted), on every rank alike, since every rank reads the
 // root's word before it.
 
-// pushAlgOf says whether alg, chosen for op, is Scatterv's push.
+// pushAlgOf says whether alg, chosen for op, is a push (Scatterv's, or
+// Scatter's or Bcast's: shmcoll_pushb.go).
 func pushAlgOf(op coll.Operation, alg *coll.Algorithm) bool {
-	return alg != nil && op == coll.OpScatterv && alg.Name == "push"
+	return alg != nil && alg.Name == "push" && (op == coll.OpScatterv || op == coll.OpScatter || op == coll.OpBcast)
 }
 
 // runKeptPush runs the kept push for a Scatterv, as coll.RunChosen would
 // (the algorithm recorded for the trace, the same errors).
 func runKeptPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	x.algo = "push"
-	err := runPushScatterv(x, a)
+	err := runPush(x, op, a)
 	if err == nil {
 		return nil
 	}

@@ -88,12 +88,15 @@ func installPush() error {
 			x, ok := c.(*collComm)
 			return ok && !x.nonblocking && !x.push.follow && x.Size() >= pushMinRanks && x.c.c.ShmPushLines() != nil
 		},
-		Run: func(c coll.Comm, a *coll.Args) error { return runPushScatterv(c.(*collComm), a) },
+		Run: func(c coll.Comm, a *coll.Args) error { return runPush(c.(*collComm), coll.OpScatterv, a) },
 	})
 	if err != nil {
 		return err
 	}
-	return prefer(coll.OpScatterv, tierFirst, coll.Rule{MinRanks: pushMinRanks, Use: []string{"push"}})
+	if err := prefer(coll.OpScatterv, tierFirst, coll.Rule{MinRanks: pushMinRanks, Use: []string{"push"}}); err != nil {
+		return err
+	}
+	return installPushB() // Scatter and Bcast (shmcoll_pushb.go)
 }
 
 // pushLine returns rank r's push line of parity par.
@@ -113,9 +116,10 @@ func word32(l []byte, off int) *uint32 { return (*uint32)(unsafe.Pointer(&l[off]
 
 func word64(l []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&l[off])) }
 
-// runPushScatterv runs one Scatterv on the push lines, or, where the root
+// runPush runs one Scatterv (or a Scatter or Bcast of blocks that fit a
+// line: shmcoll_pushb.go) on the push lines, or, a Scatterv whose root
 // says so, through the slotted form after them.
-func runPushScatterv(x *collComm, a *coll.Args) error {
+func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	eng := x.c.c
 	lines := eng.ShmPushLines()
 	x.push.n++
@@ -125,7 +129,7 @@ func runPushScatterv(x *collComm, a *coll.Args) error {
 	seq := eng.ShmSeq()
 	tag := uint64(uint32(seq))<<32 | uint64(x.push.n)
 	par := x.push.n & 1
-	code := opCode(coll.OpScatterv)
+	code := opCode(op)
 	// The lines of this parity were last written at the last pushed call
 	// of this parity, of step number prev and tag prevTag, or by an earlier
 	// owner of the slot, before its last step. Every rank acknowledged
@@ -145,12 +149,12 @@ func runPushScatterv(x *collComm, a *coll.Args) error {
 		if prevTag != 0 && seq > prev && eng.ShmReady() {
 			prevTag = 0
 		}
-		step, err = pushRoot(x, a, lines, tag, prevTag, par, code)
+		step, err = pushRoot(x, op, a, lines, tag, prevTag, par, code)
 	} else {
-		step, err = pushRead(x, a, lines, tag, par, code)
+		step, err = pushRead(x, op, a, lines, tag, par, code)
 	}
 	if err != nil || !step {
-		leadNext(x, coll.OpScatterv, a.Root)
+		leadNext(x, op, a.Root)
 		return err
 	}
 	x.push.follow = true
@@ -185,10 +189,10 @@ func pushSlotted(x *collComm, a *coll.Args) error {
 // some block does not fit a line (then it reports step, and writes nothing
 // of its own block: the slotted form does).
 // prevTag is the tag every rank must have acknowledged first (0: none).
-func pushRoot(x *collComm, a *coll.Args, lines []byte, tag, prevTag uint64, par, code uint32) (step bool, err error) {
+func pushRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag, prevTag uint64, par, code uint32) (step bool, err error) {
 	n, me := x.Size(), x.Rank()
 	for r := range n {
-		if r != me && a.SendCounts[r] > pushMax {
+		if r != me && len(pushBlock(op, a, n, r)) > pushMax {
 			step = true
 			break
 		}
@@ -213,8 +217,9 @@ func pushRoot(x *collComm, a *coll.Args, lines []byte, tag, prevTag uint64, par,
 		l := pushLine(lines, r, par)
 		c := pushStep
 		if !step {
-			c = uint32(a.SendCounts[r])
-			copy(l[pushHdr:], a.Send[a.SendDispls[r]:][:c])
+			b := pushBlock(op, a, n, r)
+			c = uint32(len(b))
+			copy(l[pushHdr:], b)
 		}
 		binary.LittleEndian.PutUint32(l[pushCount:], c)
 		binary.LittleEndian.PutUint32(l[pushCode:], code)
@@ -229,10 +234,23 @@ func pushRoot(x *collComm, a *coll.Args, lines []byte, tag, prevTag uint64, par,
 			eng.ShmWakeWord(unsafe.Pointer(word32(pushLine(lines, r, par), pushTag)))
 		}
 	}
-	if !step && a.Recv != nil { // nil: in place, the root's block stays in send
-		copy(a.Recv, a.Send[a.SendDispls[me]:][:a.SendCounts[me]])
+	if !step && a.Recv != nil && op != coll.OpBcast { // nil: in place, the root's block stays in send
+		copy(a.Recv, pushBlock(op, a, n, me))
 	}
 	return step, nil
+}
+
+// pushBlock is, at the root, the block of rank r of n: Scatterv's by the
+// counts, Scatter's by its position, Bcast's buffer for every rank.
+func pushBlock(op coll.Operation, a *coll.Args, n, r int) []byte {
+	switch op {
+	case coll.OpBcast:
+		return a.Recv
+	case coll.OpScatter:
+		b := len(a.Send) / n
+		return a.Send[r*b : (r+1)*b]
+	}
+	return a.Send[a.SendDispls[r]:][:a.SendCounts[r]]
 }
 
 // pushFree waits until the acknowledgement ack holds tag.
@@ -251,7 +269,7 @@ func pushFree(x *collComm, ack []byte, tag uint64) error {
 
 // pushRead waits for this rank's line to carry tag, takes its block (or
 // reports that the call goes as a step) and acknowledges the line.
-func pushRead(x *collComm, a *coll.Args, lines []byte, tag uint64, par, code uint32) (step bool, err error) {
+func pushRead(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag uint64, par, code uint32) (step bool, err error) {
 	eng := x.c.c
 	l := pushLine(lines, x.Rank(), par)
 	if err := eng.ShmAwaitPushed(unsafe.Pointer(word32(l, pushTag)), uint32(tag)); err != nil {
@@ -264,9 +282,9 @@ func pushRead(x *collComm, a *coll.Args, lines []byte, tag uint64, par, code uin
 	root := int(int32(binary.LittleEndian.Uint32(l[pushRootW:])))
 	switch {
 	case binary.LittleEndian.Uint32(l[pushCode:]) != code || root != a.Root:
-		err = fmt.Errorf("%w: rank %d expects a scatterv from root %d, rank %d's line holds another call (root %d)",
-			coll.ErrMismatch, x.Rank(), a.Root, root, root)
-	case c == pushStep:
+		err = fmt.Errorf("%w: rank %d expects a %s from root %d, rank %d's line holds another call (root %d)",
+			coll.ErrMismatch, x.Rank(), op, a.Root, root, root)
+	case c == pushStep && op == coll.OpScatterv:
 		step = true
 	case int(c) != len(a.Recv):
 		err = countMismatch(root, int(c), x.Rank(), len(a.Recv))
