@@ -216,6 +216,8 @@ func everyAlgorithm() []Case {
 				switch {
 				case alg.Name == "shm":
 					sizes = []int{0, 5, 40} // it must fit the scratch area
+				case alg.Name == "push" && op != coll.OpScatterv:
+					sizes = []int{0, 5, 150} // Scatter's and Bcast's: a block must fit a line (616 B)
 				case singleCopy:
 					sizes = []int{0, 5, 2000, 25001} // single copy pays from tens of KiB
 				}
