@@ -15,8 +15,8 @@ import "github.com/gompi/gompi/coll"
 // barrier 12-17 µs a call more than the push, which shares no word between
 // all ranks (golaunch -n 4 benches osu --op OP --sizes 8,64 --iters 20000,
 // loop_us, quiet round: barrier alone 12.4, Scatterv 14.7, Scatter 24.7 and
-// 29.8, Bcast 26.4; docs/PERFORMANCE.md, "The whole loop, and Scatter and
-// Bcast pushed").
+// 29.8, Bcast 26.4; docs/PERFORMANCE.md, "The whole loop beside the OSU
+// figure; Scatter and Bcast pushed").
 
 // installPushB registers "push" for Scatter and Bcast and puts it first on
 // 3 or more ranks up to pushMax bytes.

@@ -10,7 +10,10 @@
 // under golaunch; mpi is the same Go program built with -tags mpi (gompi's
 // cgo backend over the MPI library), under mpirun; c is the reference C
 // program over the same library (benches/ref/osu_coll.c, pingpong.c), under
-// mpirun. Ratios are to the last side. It builds what it needs into --dir
+// mpirun. Ratios are to the last side. With --loop the table also shows
+// each side's whole loop per iteration (loop_us: rank 0's wall time over
+// the timed calls and the barriers between them) and its ratios, since the
+// OSU figure times the call alone. It builds what it needs into --dir
 // (mpicc and, for the mpi side, the library's headers).
 //
 // With --sweep it measures every collective of MPI 2.2 at 2, 4 and 8 ranks
