@@ -4,7 +4,7 @@ import "github.com/gompi/gompi/coll"
 
 // preferLinearLarge puts "linear" (one point-to-point transfer per reader
 // from the root) first for Scatter with blocks of 128-512 KiB and for Bcast
-// of 256-512 KiB, on 4 ranks or more (tierFirst, after the rules of "shm"
+// of 256-512 KiB, on 4 to 8 ranks (tierFirst, after the rules of "shm"
 // that preferCMAWhereFaster puts there: Bcast on 8 ranks up to 256 KiB
 // keeps "shm"). Measured on this 2-CPU machine, 4 and 8 ranks
 // oversubscribed (sidebyside --tune --ops bcast,scatter --algs
@@ -16,11 +16,12 @@ import "github.com/gompi/gompi/coll"
 // 34.6/48.8/88.5. Bcast 4 ranks 256/512 KiB linear 36.7/59.2 against cma
 // (the table's choice) 56.4/129; 8 ranks 512 KiB 69.2 against 162. The
 // point-to-point path puts huge pages under its sources from 16 KiB, the
-// collectives' single copy only from 1 MiB (collHugeMin). 3 and 5-7 ranks
-// were not measured.
+// collectives' single copy only from 1 MiB (collHugeMin). 5-7 ranks were
+// not measured and go with 4 and 8; 3 ranks and more than 8 (the root's
+// turn through every reader) were not measured and keep their rules.
 func preferLinearLarge() error {
-	if err := prefer(coll.OpScatter, tierFirst, coll.Rule{MinRanks: 4, MinBytes: 128 << 10, MaxBytes: 512 << 10, Use: []string{"linear"}}); err != nil {
+	if err := prefer(coll.OpScatter, tierFirst, coll.Rule{MinRanks: 4, MaxRanks: 8, MinBytes: 128 << 10, MaxBytes: 512 << 10, Use: []string{"linear"}}); err != nil {
 		return err
 	}
-	return prefer(coll.OpBcast, tierFirst, coll.Rule{MinRanks: 4, MinBytes: 256 << 10, MaxBytes: 512 << 10, Use: []string{"linear"}})
+	return prefer(coll.OpBcast, tierFirst, coll.Rule{MinRanks: 4, MaxRanks: 8, MinBytes: 256 << 10, MaxBytes: 512 << 10, Use: []string{"linear"}})
 }
