@@ -72,6 +72,9 @@ func installCollectives() error {
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
 		return err
 	}
+	if err := preferLinearLarge(); err != nil { // Bcast and Scatter of 128-512 KiB by linear (selection_linear.go)
+		return err
+	}
 	return installChain() // Scan and Exscan's chain, in front of the rest where it wins (shmcoll_scan.go)
 }
 

@@ -83,11 +83,16 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 		out, held = *p, append(held, p)
 	}
 	ready := uint32(0)
-	if me == 0 {
+	push0 := me == 0 && n > 1 && chainPushOn // rank 0 counts its vector after its push
+	if me == 0 && !push0 {
 		ready = total
 	}
 	atomic.StoreUint32((*uint32)(counter(me)), ready)
 	publishBuf(line(me)[8:8+cmaRecSize], out)
+	pushable := me > 0 && chainPushable(inclusive, a.Op.Commutative, a.Send != nil)
+	if me > 0 {
+		chainPublishRecv(line(me), a.Recv, pushable)
+	}
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
 	binary.LittleEndian.PutUint64(sig[8:], uint64(m))
@@ -95,12 +100,21 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 
 	fail := func() { eng.ShmSetWord(counter(me), total+chainFailed) }
 	var runErr error
+	pushed := false
 	if me == 0 {
+		if push0 {
+			next := scratch[sigSize : 2*sigSize]
+			if err := eng.ShmAwaitWord(unsafe.Pointer(&next[4]), tag); err != nil {
+				return err
+			}
+			pushed = chainPush(x, scratch, line, out, opCode(op))
+			eng.ShmSetWord(counter(me), total)
+		}
 		if inclusive && a.Send != nil {
 			copy(a.Recv, own)
 		}
 	} else {
-		runErr = chainFollow(x, a, op, inclusive, scratch, line, counter, tag, total, chunk, own, out)
+		pushed, runErr = chainFollow(x, a, op, inclusive, pushable, scratch, line, counter, tag, total, chunk, own, out)
 		if runErr != nil {
 			fail() // the ranks after this one stop, the one before need not wait
 			if e, ok := runErr.(stepErr); ok {
@@ -108,8 +122,9 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 			}
 		}
 	}
-	// Keep the buffer until the next rank has read all of it.
-	if me < n-1 {
+	// Keep the buffer until the next rank has read all of it (unless
+	// this rank wrote it there).
+	if me < n-1 && !pushed {
 		next := scratch[(me+1)*sigSize : (me+2)*sigSize]
 		if err := eng.ShmAwaitWord(unsafe.Pointer(&next[4]), tag); err != nil {
 			return err
@@ -136,18 +151,19 @@ type stepErr struct{ error }
 func (e stepErr) Unwrap() error { return e.error }
 
 // chainFollow is the part of a rank after the first: wait for rank me−1's
-// tag, check its signature, then read, fold and count chunk by chunk.
-func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, scratch []byte,
-	line func(int) []byte, counter func(int) unsafe.Pointer, tag, total uint32, chunk int, own, out []byte) error {
+// tag, check its signature, then read, fold and count chunk by chunk. It
+// reports whether it pushed its prefix into rank me+1's receive buffer.
+func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive, pushable bool, scratch []byte,
+	line func(int) []byte, counter func(int) unsafe.Pointer, tag, total uint32, chunk int, own, out []byte) (pushed bool, err error) {
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
 	m := len(a.Recv)
 	prev := scratch[(me-1)*sigSize : me*sigSize]
 	if err := eng.ShmAwaitWord(unsafe.Pointer(&prev[4]), tag); err != nil {
-		return stepErr{err}
+		return false, stepErr{err}
 	}
 	if opCode(op) != binary.LittleEndian.Uint32(prev[0:]) || uint64(m) != binary.LittleEndian.Uint64(prev[8:]) {
-		return fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
+		return false, fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
 			me-1, describeOp(prev), binary.LittleEndian.Uint64(prev[8:]), me, op, m)
 	}
 	src := peerBuf(line(me - 1)[8 : 8+cmaRecSize])
@@ -162,11 +178,11 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 	}
 	for c := uint32(0); c < total; {
 		if err := eng.ShmAwaitCount(counter(me-1), c+1); err != nil {
-			return stepErr{err}
+			return false, stepErr{err}
 		}
 		ready := atomic.LoadUint32((*uint32)(counter(me - 1)))
 		if int32(ready-total) > 0 {
-			return fmt.Errorf("single-copy chain: rank %d failed (see its error); this rank's result is incomplete", me-1)
+			return false, fmt.Errorf("single-copy chain: rank %d failed (see its error); this rank's result is incomplete", me-1)
 		}
 		// Every chunk ready, up to a batch (no limit for Exscan's last rank,
 		// which only reads): one read for all of them.
@@ -174,14 +190,31 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 		if inclusive || me < n-1 {
 			end = min(ready, c+chainBatch)
 		}
+		// Pushed: the whole prefix is in recv already; the cases below
+		// that take a push (Exscan with a send buffer, the direct Scan)
+		// fold it without reading.
+		in := false
+		if c == 0 && pushable {
+			if in, err = chainPushed(x, line); err != nil {
+				return false, stepErr{err}
+			}
+			if in {
+				end = total
+			}
+		}
 		lo, hi := int(c)*chunk, min(int(end)*chunk, m)
 		recv := a.Recv[lo:hi]
-		var err error
+		read := func(dst []byte, off int) error {
+			if in {
+				return nil
+			}
+			return src.read(dst, off)
+		}
 		switch {
 		case !inclusive && (me == n-1 || a.Send != nil):
 			// prefix me = prefix me−1 ∘ own into the published buffer in
 			// one pass (ApplyTo), after reading prefix me−1 into recv
-			if err = src.read(recv, lo); err == nil && me < n-1 {
+			if err = read(recv, lo); err == nil && me < n-1 {
 				a.Op.ApplyTo(out[lo:hi], recv, own[lo:hi])
 			}
 		case !inclusive: // in place: own is recv, which the read overwrites
@@ -190,7 +223,7 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 				a.Op.Apply(recv, out[lo:hi])
 			}
 		case direct: // prefix ∘ own = own ∘ prefix
-			if err = src.read(recv, lo); err == nil {
+			if err = read(recv, lo); err == nil {
 				a.Op.Apply(own[lo:hi], recv)
 			}
 		default:
@@ -204,7 +237,14 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("single-copy read on rank %d: %w", me, err)
+			return false, fmt.Errorf("single-copy read on rank %d: %w", me, err)
+		}
+		if end == total && me < n-1 && chainPushOn {
+			next := scratch[(me+1)*sigSize : (me+2)*sigSize]
+			if err := eng.ShmAwaitWord(unsafe.Pointer(&next[4]), tag); err != nil {
+				return false, stepErr{err}
+			}
+			pushed = chainPush(x, scratch, line, out, opCode(op))
 		}
 		eng.ShmSetWord(counter(me), end)
 		c = end
@@ -212,7 +252,7 @@ func chainFollow(x *collComm, a *coll.Args, op coll.Operation, inclusive bool, s
 	if tmp != nil {
 		putRedScratch(tmp)
 	}
-	return nil
+	return pushed, nil
 }
 
 // chainStart opens a chain's step for op: the step (its signature is

@@ -268,6 +268,8 @@ func TestChainScanCMAReadFails(t *testing.T) {
 		t.Skip("this kernel refuses single-copy reads")
 	}
 	defer func(f func(int, []byte, uint64) error) { readRemote = f }(readRemote)
+	defer func(on bool) { chainPushOn = on }(chainPushOn)
+	chainPushOn = false // rank 0 would write its vector into rank 1 instead (TestChainPushFails)
 	real := readRemote
 	var lo, hi atomic.Uint64 // rank 0's vector: rank 1's reads of it fail
 	readRemote = func(pid int, dst []byte, addr uint64) error {
