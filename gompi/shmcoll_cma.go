@@ -197,7 +197,7 @@ func runCMA(x *collComm, s *cmaAlg, a *coll.Args) error {
 // cmaGeneral: publish, meet, copy, close; repair failed reads.
 func cmaGeneral(x *collComm, s *cmaAlg, a *coll.Args, data, src []byte) error {
 	n, me := x.Size(), x.Rank()
-	publishBuf(cmaRec(data, me), src)
+	publishBufN(cmaRec(data, me), src, n)
 	if err := meet(x); err != nil {
 		return err
 	}

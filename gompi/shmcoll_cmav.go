@@ -404,7 +404,7 @@ func cmaScatterv(x *collComm, a *coll.Args, data []byte) error {
 func cmaAlltoallv(x *collComm, a *coll.Args, data []byte) error {
 	n, me := x.Size(), x.Rank()
 	regions, reg, s := cmavAlltoallSlots(data, n)
-	publishBuf(cmaRec(data, me), a.Send)
+	publishBufN(cmaRec(data, me), a.Send, n)
 	mine := regions[me*reg : (me+1)*reg]
 	for j := range n {
 		c, d := a.SendCounts[j], a.SendDispls[j]

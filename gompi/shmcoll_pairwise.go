@@ -214,8 +214,8 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	// Publish and arrive.
 	src := s.source(n, me, a)
 	mine := region(me)
-	publishBuf(mine[8:8+cmaRecSize], src)
-	publishBuf(mine[32:32+cmaRecSize], a.Recv)
+	publishBufN(mine[8:8+cmaRecSize], src, n)
+	publishBufN(mine[32:32+cmaRecSize], a.Recv, n)
 	for r := range n {
 		atomic.StoreUint32((*uint32)(state(me, r)), 0)
 	}

@@ -72,7 +72,7 @@ func runExscanSplit2(x *collComm, a *coll.Args) error {
 	} else {
 		atomic.StoreUint32((*uint32)(counter(1)), 0)
 	}
-	publishBuf(line(me)[8:8+cmaRecSize], buf)
+	publishBufN(line(me)[8:8+cmaRecSize], buf, 2)
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	binary.LittleEndian.PutUint32(sig[0:], opCode(op))
 	binary.LittleEndian.PutUint64(sig[8:], uint64(m))

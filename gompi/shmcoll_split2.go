@@ -218,7 +218,7 @@ func split(x *collComm, s *splitAlg, a *coll.Args, data, part []byte) error {
 	me := x.Rank()
 	p := 1 - me
 	root := me == a.Root
-	publishBuf(cmaRec(data, me), part)
+	publishBufN(cmaRec(data, me), part, 2)
 	if err := meet(x); err != nil {
 		return err
 	}

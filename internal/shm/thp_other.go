@@ -7,3 +7,6 @@ func NoteSource(buf []byte) {}
 
 // NoteSourceWeighted does nothing off Linux.
 func NoteSourceWeighted(buf []byte, weight int) {}
+
+// NoteSourceNow does nothing off Linux.
+func NoteSourceNow(buf []byte, publishes int) {}
