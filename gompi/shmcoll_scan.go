@@ -94,9 +94,8 @@ var chainPreferred = []struct {
 }{
 	{coll.OpScan, 2, 16 << 10, 64 << 10},
 	// Exscan on two ranks is one read by rank 1: it beat recursive
-	// doubling at 32 KiB too (5.3 µs against 11.3). Between 16 and 64 KiB
-	// on two ranks "cma" runs instead (preferCMAExscan2).
-	{coll.OpExscan, 2, exscan2CMAMin - 1, exscan2CMAMax + 1},
+	// doubling at 32 KiB too (5.3 µs against 11.3).
+	{coll.OpExscan, 2, 0, 0},
 }
 
 // minLine2 is the smallest vector the chain takes on two ranks: smaller ones
@@ -140,7 +139,7 @@ func preferChainWhereFaster() error {
 			}
 		}
 	}
-	return preferCMAExscan2()
+	return nil
 }
 
 // chainLead is the rank that leaves the next barrier first (ShmLeadNext):

@@ -190,22 +190,11 @@ func TestChainPreferred(t *testing.T) {
 			// Two ranks: vectors on the lines run shm (minLine2).
 			{2, 8, false}, {2, shm.PairLineData, false}, {2, shm.PairLineData + 1, true}, {2, 512, true}, {3, 8, true},
 		} {
-			// Exscan as Scan since branch two7 (between 16 and 64 KiB on two
-			// ranks "cma": preferCMAExscan2).
-			want := c.chain
+			// Exscan: every size on two ranks but those on the lines.
+			want := c.chain || op == coll.OpExscan && c.n == 2 && c.bytes > shm.PairLineData
 			if got := coll.Select(op, c.n, c.bytes) == "chain"; got != want || chainFirst(op, c.n, c.bytes) != want {
 				t.Errorf("%s on %d ranks, %d bytes: chain first %v, want %v", op, c.n, c.bytes, got, want)
 			}
-		}
-	}
-	for _, b := range []int{16<<10 + 1, 32 << 10, 64<<10 - 1} {
-		if got := coll.Select(coll.OpExscan, 2, b); got != "cma" {
-			t.Errorf("Exscan on 2 ranks, %d bytes: %s first, want cma", b, got)
-		}
-	}
-	for _, b := range []int{16 << 10, 64 << 10} {
-		if got := coll.Select(coll.OpExscan, 2, b); got != "chain" {
-			t.Errorf("Exscan on 2 ranks, %d bytes: %s first, want chain", b, got)
 		}
 	}
 }
