@@ -1,6 +1,9 @@
 package gompi
 
-import "github.com/gompi/gompi/coll"
+import (
+	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/internal/shm"
+)
 
 // Two-rank steps with the data on the arrival word's line. On a two-rank
 // communicator each rank arrives at a step by storing the step's number in
@@ -24,11 +27,20 @@ import "github.com/gompi/gompi/coll"
 // lineBuf is the staging buffer's size: two ranks' parts of a line each.
 const lineBuf = 256
 
+// The reduce-scatters on two ranks (lineWide) take the whole data block
+// beside the word, shm.PairWideData bytes per rank (branch two7: a 512-byte
+// Reduce_scatter's 256-byte parts), and a staging buffer of lineBufWide:
+// their data area holds both ranks' whole vectors, twice what crosses.
+const lineBufWide = 4 * shm.PairWideData
+
+// lineWide reports whether the layout kind uses the whole data block.
+func lineWide(kind int8) bool { return kind == lineReduceScatter || kind == lineReduceScatterB }
+
 // shmLineCall is the state of a call that runs on the lines (collComm.line).
 type shmLineCall struct {
 	on     bool
 	lo, hi [2]int // the bytes of buf rank r writes and its peer reads
-	buf    [lineBuf]byte
+	buf    [lineBufWide]byte
 }
 
 // startLine sets the call up to run on the lines if n = 2 and its data fit;
@@ -38,14 +50,19 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 	if size <= 0 {
 		return nil, false
 	}
-	if !s.prepared().lines { // plainShm(s) || countsKnown(s)
+	pre := s.prepared()
+	if !pre.lines { // plainShm(s) || countsKnown(s)
 		return nil, false
+	}
+	limit := lineBuf
+	if lineWide(pre.line) {
+		size, limit = shm.PairWideData, lineBufWide
 	}
 	need := s.sigBytes(2, a)
-	if need < 0 || need > lineBuf {
+	if need < 0 || need > limit {
 		return nil, false
 	}
-	lo, hi, ok := lineRangesOf(s.prepared().line, a, need)
+	lo, hi, ok := lineRangesOf(pre.line, a, need)
 	if !ok || hi[0]-lo[0] > size || hi[1]-lo[1] > size {
 		return nil, false
 	}

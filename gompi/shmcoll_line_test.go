@@ -175,7 +175,7 @@ func lineCalls(c *gompi.Comm, it, m int) error {
 }
 
 func TestShmLineTwoRanks(t *testing.T) {
-	sizes := []int{1, 8, 48, 56, 57, 64, 120, 121, 256}
+	sizes := []int{1, 8, 48, 56, 57, 64, 120, 121, 256, 376, 377}
 	run(t, 2, func(c *gompi.Comm) error {
 		for it := range 40 {
 			for _, m := range sizes {

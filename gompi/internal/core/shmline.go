@@ -25,8 +25,9 @@ func (c *Comm) ShmPairLine(rank int, prev bool) []byte {
 	return c.shmCtl().PairData(rank, k)
 }
 
-// ShmPairLineSize returns the bytes ShmPairLine gives (0 where it gives
-// none).
+// ShmPairLineSize returns the bytes of ShmPairLine on the arrival word's
+// own pair of lines (0 where it gives none); ShmPairLine gives
+// shm.PairWideData bytes in all.
 func (c *Comm) ShmPairLineSize() int {
 	if c.slot < 0 || c.size != 2 {
 		return 0
