@@ -10,7 +10,9 @@ import (
 
 // The blocking receive's fast path over a fast box.
 //
-// A blocking receive from one named source on this host, whose source has
+// A blocking receive from one named source on this host, into a buffer of
+// at most BoxInlineRoomMax bytes (a larger buffer expects messages that
+// come as cell references, for which the poll is only a detour), whose source has
 // given this rank a fast box, is served by polling that box's next record
 // directly: no request, no posting, no general progress loop. From the
 // moment the box exists every message of that source is announced in it
@@ -26,7 +28,8 @@ import (
 // payload longer than the buffer (the general path reports the
 // truncation), pending nonblocking work this thread would otherwise
 // progress while it waits, another host's peers, and the end of the spin
-// window (the general wait then yields, sleeps and checks liveness).
+// window (recvBoxSpin at most; the general wait then spins, yields, sleeps
+// and checks liveness by the policy).
 //
 // The thread does not count as waiting (enterWait) while it polls: the
 // progress goroutine keeps serving nonblocking operations another thread
@@ -40,7 +43,7 @@ import (
 // conditions every 256 polls (as backoff.due does while spinning).
 func (c *Comm) recvBox(buf []byte, src, tag int, ctx uint32) (st base.Status, ok bool) {
 	p := c.p
-	if src < 0 || p.net != nil || p.pol.spin == 0 {
+	if src < 0 || len(buf) > shm.BoxInlineRoomMax || p.net != nil || p.pol.spin == 0 {
 		return st, false
 	}
 	w := c.members[src]
@@ -75,7 +78,7 @@ func (c *Comm) recvBox(buf []byte, src, tag int, ctx uint32) (st base.Status, ok
 			now := time.Now()
 			if start.IsZero() {
 				start = now
-			} else if now.Sub(start) >= p.pol.spin {
+			} else if now.Sub(start) >= min(p.pol.spin, recvBoxSpin) {
 				return st, false
 			}
 		}
@@ -134,3 +137,8 @@ func (p *Proc) takeBox(ib *inbox, k match.Key, buf []byte, st *base.Status, pos 
 	p.mu.Unlock()
 	return res
 }
+
+// recvBoxSpin bounds the fast path's polling: a peer that has not written
+// by then is slow or descheduled, and the general wait, which spins by the
+// policy before it yields and sleeps, takes over.
+const recvBoxSpin = 50 * time.Microsecond
