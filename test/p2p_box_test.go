@@ -12,9 +12,9 @@ import (
 // the shared segment between two address spaces.
 func TestPointToPointSizesAcrossProcesses(t *testing.T) {
 	conf := buildConformance(t)
-	cases := "BoxRecordSizes|PingPongSizes|FloodWhileReceiverBusy|TruncationLeavesNextMessageIntact|MatchByTagKeepsUnexpected|Probe|PersistentRequests"
+	cases := "BoxRecordSizes|BlockingRecvKeepsMatchingOrder|PingPongSizes|FloodWhileReceiverBusy|TruncationLeavesNextMessageIntact|MatchByTagKeepsUnexpected|Probe|PersistentRequests"
 	r := launchWith(t, "", nil, "-n", "2", conf, "--run", cases, "--timeout", "1m", "-v")
-	if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") || !strings.Contains(r.stdout, "ok    BoxRecordSizes") {
+	if r.code != 0 || !strings.Contains(r.stdout, " 0 failed") || !strings.Contains(r.stdout, "ok    BoxRecordSizes") || !strings.Contains(r.stdout, "ok    BlockingRecvKeepsMatchingOrder") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -275,6 +275,11 @@ func (r *BoxReader) Ready() bool {
 	return false
 }
 
+// Pos returns how many bytes of the ring the reader has consumed: a thread
+// polling Ready may compare it with an earlier value to learn that another
+// thread consumed a record meanwhile.
+func (r *BoxReader) Pos() uint64 { return atomic.LoadUint64(&r.read) }
+
 // Next returns the waiting record and its inline payload, or nil. The
 // payload stays valid until Done.
 func (r *BoxReader) Next() (*BoxRecord, []byte) {

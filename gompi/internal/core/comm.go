@@ -213,6 +213,9 @@ func (c *Comm) send(buf []byte, dest, tag int, ctx uint32, mode int) error {
 }
 
 func (c *Comm) recv(buf []byte, src, tag int, ctx uint32) (base.Status, error) {
+	if st, ok := c.recvBox(buf, src, tag, ctx); ok {
+		return st, nil
+	}
 	p := c.p
 	r := c.newReq(opRecv, buf, src, tag, ctx, 0, true)
 	r.blocking = true

@@ -283,3 +283,12 @@ func Fit(capacity int, size int64) (count int, truncated bool) {
 	}
 	return int(size), false
 }
+
+// NoneBefore reports whether a receive with key k, posted now, would wait
+// behind nothing: no receive is posted at all, and no unexpected message
+// matches k. The next message to arrive that k matches would then go to
+// that receive, so a caller may hand it over without posting (the blocking
+// receive's fast path over a fast box).
+func (q *Queues[R, M]) NoneBefore(k Key) bool {
+	return q.postHead == nil && q.Probe(k) == nil
+}
