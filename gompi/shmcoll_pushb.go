@@ -26,10 +26,10 @@ func installPushB() error {
 			Op: op, Name: "push",
 			Summary:     "the root writes the block (Bcast: the buffer) of each reader, up to 616 bytes, into that reader's own line of shared memory and leaves; each reader waits for its line alone",
 			Cost:        coll.Cost{Formula: "p−1 lines written by the root, 1 read per reader, no barrier"},
-			Constraints: "all ranks on one host; blocking calls; 3 or more ranks; blocks of up to 616 bytes",
+			Constraints: "all ranks on one host; blocking calls; 2 or more ranks (the table chooses it from 3: on two ranks the arrival lines carry the data); blocks of up to 616 bytes",
 			Available: func(c coll.Comm, a *coll.Args) bool {
 				x, ok := c.(*collComm)
-				return ok && !x.nonblocking && x.Size() >= pushMinRanks && pushBlockSize(op, a, x.Size(), x.Rank()) <= pushMax &&
+				return ok && !x.nonblocking && x.Size() >= 2 && pushBlockSize(op, a, x.Size(), x.Rank()) <= pushMax &&
 					x.c.c.ShmPushLines() != nil
 			},
 			Run: func(c coll.Comm, a *coll.Args) error { return runPush(c.(*collComm), op, a) },

@@ -89,10 +89,10 @@ func TestSweepJoinsReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| 2 | 8 B | 3.00 | 1.00 | **3.00** | unexplained |",
-		"| 2 | 1 KiB | 0.50 | 1.00 | 0.50 |  |",
-		"| 4 | 8 B | 2.00 | 1.00 | **2.00** | [slow-wakeup](#slow-wakeup) |",
-		"| 4 | 1 KiB | — | 1.00 | **failed** |  |",
+		"| 2 | 8 B | 3.00 | 1.00 | **3.00** | — | unexplained |",
+		"| 2 | 1 KiB | 0.50 | 1.00 | 0.50 | — |  |",
+		"| 4 | 8 B | 2.00 | 1.00 | **2.00** | — | [slow-wakeup](#slow-wakeup) |",
+		"| 4 | 1 KiB | — | 1.00 | **failed** | — |  |",
 		"**Points above 1.0: 2; with a measured reason: 1; unexplained: 1.**",
 		"Unexplained (op, n, size: ratio): bcast 2 8 B: 3.00.",
 		`<a id="slow-wakeup"></a>**slow-wakeup** (bcast; n = 4; 0 B..∞; explains 1 points here). Measured X. Evidence: docs/PERFORMANCE.md#x`,
@@ -118,7 +118,7 @@ func TestRewriteAndResumeForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "sweep.md"))
-	if !strings.Contains(string(md), "| 2 | 8 B | 2.00 | 1.00 | **2.00** | [r](#r) |") {
+	if !strings.Contains(string(md), "| 2 | 8 B | 2.00 | 1.00 | **2.00** | — | [r](#r) |") {
 		t.Errorf("rewritten sweep.md lacks the reason:\n%s", md)
 	}
 	f, err := readSweep(dir)

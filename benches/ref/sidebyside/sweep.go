@@ -59,17 +59,29 @@ type sample struct {
 	Size  int       `json:"size"`
 	Gompi []float64 `json:"gompi_us"`
 	MPI   []float64 `json:"mpi_us"`
+	// GompiLoop and MPILoop are each repetition's whole loop per
+	// iteration (loop_us: rank 0's wall time over the timed calls and the
+	// barriers between them), absent from sweeps made before the osu
+	// programs reported it. A call that is fast only because its wait moved
+	// into the untimed barrier shows here.
+	GompiLoop []float64 `json:"gompi_loop_us,omitempty"`
+	MPILoop   []float64 `json:"mpi_loop_us,omitempty"`
 	// Failed holds, per run that gave no figures, the side and why (a
 	// program that outlived --timeout, a crash).
 	Failed []string `json:"failed,omitempty"`
 }
 
-func (s sample) ratio() float64 {
-	g, m := median(s.Gompi), median(s.MPI)
-	if len(s.Gompi) == 0 || len(s.MPI) == 0 || m <= 0 {
+func (s sample) ratio() float64 { return medianRatio(s.Gompi, s.MPI) }
+
+// loopRatio is the ratio of the whole loops' medians, NaN when either side
+// has no loop figure.
+func (s sample) loopRatio() float64 { return medianRatio(s.GompiLoop, s.MPILoop) }
+
+func medianRatio(g, m []float64) float64 {
+	if len(g) == 0 || len(m) == 0 || median(m) <= 0 {
 		return math.NaN()
 	}
-	return g / m
+	return median(g) / median(m)
 }
 
 // chunk is one program pair's share of the sweep: one operation at one
@@ -170,8 +182,14 @@ func runSweep(cfg sweepConfig) error {
 						s := get(p.Size)
 						if sd == "go" {
 							s.Gompi = append(s.Gompi, p.Avg)
+							if p.Loop > 0 {
+								s.GompiLoop = append(s.GompiLoop, p.Loop)
+							}
 						} else {
 							s.MPI = append(s.MPI, p.Avg)
+							if p.Loop > 0 {
+								s.MPILoop = append(s.MPILoop, p.Loop)
+							}
 						}
 					}
 				}
@@ -335,6 +353,7 @@ func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
 		meta.Start, meta.Minutes, meta.Commit, meta.CPUs, meta.LoadStart, meta.LoadEnd)
 	fmt.Fprintf(&md, "Times in µs, timed the OSU way (barrier between calls, mean over ranks of each rank's mean), median of %d interleaved repetitions; ", cfg.reps)
 	md.WriteString("ratio = gompi / MPI (below 1: gompi faster), above 1 in bold. ")
+	md.WriteString("The loop ratio compares the whole loop instead (rank 0's wall time per iteration, the call and the barrier after it, median of the repetitions): a call that looks fast only because its waits moved into the untimed barrier is not fast there. ")
 	if slowRanks := overSubscribed(cfg.ns, meta.CPUs); slowRanks != "" {
 		fmt.Fprintf(&md, "**%s ranks are oversubscribed** (more ranks than the %d CPUs).", slowRanks, meta.CPUs)
 	}
@@ -343,7 +362,7 @@ func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
 	writeUnexplained(&md, cfg.reasons, samples)
 	for _, op := range cfg.ops {
 		fmt.Fprintf(&md, "## %s\n\n![%s: gompi / MPI](%s.svg)\n\n", op, op, op)
-		md.WriteString("| n | size | gompi µs | MPI µs | gompi / MPI | reason |\n| ---: | ---: | ---: | ---: | ---: | --- |\n")
+		md.WriteString("| n | size | gompi µs | MPI µs | gompi / MPI | loop gompi / MPI | reason |\n| ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		for _, s := range samples {
 			if s.Op != op {
 				continue
@@ -362,7 +381,7 @@ func writeSweep(cfg sweepConfig, meta sweepMeta, samples []sample) error {
 					why = "[" + rsn.ID + "](#" + rsn.ID + ")"
 				}
 			}
-			fmt.Fprintf(&md, "| %d | %s | %s | %s | %s | %s |\n", s.N, size(s.Size), us(s.Gompi), us(s.MPI), rs, why)
+			fmt.Fprintf(&md, "| %d | %s | %s | %s | %s | %s | %s |\n", s.N, size(s.Size), us(s.Gompi), us(s.MPI), rs, ratioText(s.loopRatio()), why)
 		}
 		md.WriteString("\n")
 		if err := writeHeatmap(cfg, meta, op, samples); err != nil {
@@ -389,6 +408,23 @@ func writeUnexplained(md *strings.Builder, rs []reason, samples []sample) {
 		}
 	}
 	fmt.Fprintf(md, "**Points above 1.0: %d; with a measured reason: %d; unexplained: %d.** ", above, above-len(none), len(none))
+	var loops, loopAbove, bothAbove int
+	for _, s := range samples {
+		l := s.loopRatio()
+		if math.IsNaN(l) {
+			continue
+		}
+		loops++
+		if l > 1 {
+			loopAbove++
+			if r := s.ratio(); !math.IsNaN(r) && r > 1 {
+				bothAbove++
+			}
+		}
+	}
+	if loops > 0 {
+		fmt.Fprintf(md, "By the whole loop: %d of %d points above 1.0, %d of them above by the call's figure too. ", loopAbove, loops, bothAbove)
+	}
 	md.WriteString("Reasons come from the hand-written reasons file (`--reasons`; the format is in `benches/ref/sidebyside/reasons.go` and docs/PERFORMANCE.md), listed under [Reasons](#reasons).\n\n")
 	if len(none) == 0 {
 		return
@@ -401,6 +437,17 @@ func writeUnexplained(md *strings.Builder, rs []reason, samples []sample) {
 		fmt.Fprintf(md, "%s %d %s: %.2f", s.Op, s.N, size(s.Size), s.ratio())
 	}
 	md.WriteString(".\n\n")
+}
+
+// ratioText is a ratio with two decimals, above 1 in bold, "—" for NaN.
+func ratioText(r float64) string {
+	switch {
+	case math.IsNaN(r):
+		return "—"
+	case r > 1:
+		return fmt.Sprintf("**%.2f**", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 // writeReasons lists every reason with its evidence and how many of the

@@ -15,7 +15,8 @@ func TestWriteSweep(t *testing.T) {
 	meta := sweepMeta{Command: "go run ./benches/ref/sidebyside --sweep", Start: "2026-01-01 00:00 UTC", Commit: "abc", CPUs: 2, MPI: "Open MPI 4.1.4"}
 	samples := []sample{
 		{Op: "barrier", N: 2, Size: 0, Gompi: []float64{1, 9, 2}, MPI: []float64{1, 1, 1}},
-		{Op: "bcast", N: 2, Size: 8, Gompi: []float64{0.5, 0.4, 0.6}, MPI: []float64{1, 1, 1}},
+		{Op: "bcast", N: 2, Size: 8, Gompi: []float64{0.5, 0.4, 0.6}, MPI: []float64{1, 1, 1},
+			GompiLoop: []float64{3, 2, 4}, MPILoop: []float64{2, 2, 2}},
 		{Op: "bcast", N: 4, Size: 8, Gompi: nil, MPI: []float64{1}}, // a failed run: unmeasured
 	}
 	if err := writeSweep(cfg, meta, samples); err != nil {
@@ -26,9 +27,10 @@ func TestWriteSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| 2 | 0 B | 2.00 | 1.00 | **2.00** |", // median of 1, 9, 2; above 1 in bold
-		"| 2 | 8 B | 0.50 | 1.00 | 0.50 |",
-		"| 4 | 8 B | — | 1.00 | — |",
+		"| 2 | 0 B | 2.00 | 1.00 | **2.00** | — |",    // median of 1, 9, 2; above 1 in bold; no loop figures
+		"| 2 | 8 B | 0.50 | 1.00 | 0.50 | **1.50** |", // the call below 1.0, its loop above
+		"| 4 | 8 B | — | 1.00 | — | — |",
+		"By the whole loop: 1 of 1 points above 1.0, 0 of them above by the call's figure too.",
 		"**4 and 8 ranks are oversubscribed**",
 		"| bcast | 1 | 0 | 0.50 | 0.50 (2, 8 B) |",
 		"![bcast: gompi / MPI](bcast.svg)",
