@@ -118,6 +118,27 @@ func TestPushScattervAgainstReference(t *testing.T) {
 	}
 }
 
+// dupCallsFree makes and frees four communicators one after the other, each
+// a Dup of c that runs call for k = 0..4+i (odd and even counts of calls:
+// both parities of the lines left written for the next one).
+func dupCallsFree(c *gompi.Comm, call func(d *gompi.Comm, k int) error) error {
+	for i := range 4 {
+		d, err := c.Dup()
+		if err != nil {
+			return err
+		}
+		for k := range 5 + i {
+			if err := call(d, k); err != nil {
+				return fmt.Errorf("communicator %d: %w", i, err)
+			}
+		}
+		if err := d.Free(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // TestPushScattervSlotReused: communicators made and freed one after the
 // other take the same slot; each new one's calls find the lines as the old
 // one left them and must not take them for their own.
@@ -125,19 +146,10 @@ func TestPushScattervSlotReused(t *testing.T) {
 	for _, n := range []int{3, 4, 8} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			run(t, n, func(c *gompi.Comm) error {
-				for i := range 4 {
-					d, err := c.Dup()
-					if err != nil {
-						return err
-					}
-					for k := range 5 + i { // odd and even counts of calls: both parities left written
-						if err := checkPushScatterv(d, k, k%n, false, false); err != nil {
-							return fmt.Errorf("communicator %d: %w", i, err)
-						}
-					}
-					if err := d.Free(); err != nil {
-						return err
-					}
+				if err := dupCallsFree(c, func(d *gompi.Comm, k int) error {
+					return checkPushScatterv(d, k, k%n, false, false)
+				}); err != nil {
+					return err
 				}
 				// Two communicators at once, calls interleaved.
 				a, err := c.Dup()

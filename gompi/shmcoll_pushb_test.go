@@ -138,24 +138,12 @@ func TestPushBcastScatterSlotReused(t *testing.T) {
 	for _, n := range []int{3, 4, 8} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			run(t, n, func(c *gompi.Comm) error {
-				for i := range 4 {
-					d, err := c.Dup()
-					if err != nil {
+				return dupCallsFree(c, func(d *gompi.Comm, k int) error {
+					if err := checkPushBcast(d, k, k%n); err != nil {
 						return err
 					}
-					for k := range 5 + i { // odd and even counts of calls
-						if err := checkPushBcast(d, k, k%n); err != nil {
-							return fmt.Errorf("communicator %d: %w", i, err)
-						}
-						if err := checkPushScatter(d, k+1, (k+2)%n, false); err != nil {
-							return fmt.Errorf("communicator %d: %w", i, err)
-						}
-					}
-					if err := d.Free(); err != nil {
-						return err
-					}
-				}
-				return nil
+					return checkPushScatter(d, k+1, (k+2)%n, false)
+				})
 			})
 		})
 	}

@@ -130,14 +130,20 @@ func NoteSource(buf []byte) { NoteSourceWeighted(buf, 1) }
 // or 1 MiB buffer on 4 KiB pages and in the stalls of the collapses
 // (docs/PERFORMANCE.md, "Collapses of collective buffers sooner").
 func NoteSourceWeighted(buf []byte, weight int) {
-	if len(buf) < hugeMinSource {
-		return
-	}
-	hugeInit()
-	if !huge.on {
+	if !hugeWanted(buf) {
 		return
 	}
 	noteRangeWeighted(addrOf(buf), uintptr(len(buf)), uintptr(max(weight, 1)))
+}
+
+// hugeWanted reports whether buf is large enough for its pages to be noted
+// and collapses are on (GOMPI_SHM_THP, a kernel that has them).
+func hugeWanted(buf []byte) bool {
+	if len(buf) < hugeMinSource {
+		return false
+	}
+	hugeInit()
+	return huge.on
 }
 
 // noteRange credits the pages under the n bytes at start and queues those

@@ -22,11 +22,7 @@ package shm
 // a collapse that may pass later (a page pinned or no huge page free)
 // starts the page's credit again.
 func NoteSourceNow(buf []byte, publishes int) {
-	if len(buf) < hugeMinSource {
-		return
-	}
-	hugeInit()
-	if !huge.on {
+	if !hugeWanted(buf) {
 		return
 	}
 	noteNow(addrOf(buf), uintptr(len(buf)), uintptr(max(publishes, 1)))
