@@ -184,7 +184,8 @@ func defaultSelection(short bool) func(c *gompi.Comm) error {
 
 // everyAlgorithm makes a case for each registered algorithm of the
 // operations checkColls covers, run through the real runtime on 3 and 8
-// ranks. The shared-memory algorithms ("shm", Scan's "chain", and the
+// ranks. The shared-memory algorithms ("shm", Scan's "chain", Scatter's and
+// Bcast's "push", and the
 // single-copy "cma", "cma_slots" and "cma_pairwise", which copy straight
 // out of the peers' memory) live in the pure-Go runtime's
 // segment: left out over MPI, and skipped where a peer is reached otherwise
@@ -196,7 +197,7 @@ func everyAlgorithm() []Case {
 	for _, op := range ops {
 		for _, alg := range coll.Algorithms(op) {
 			singleCopy := strings.HasPrefix(alg.Name, "cma")
-			shared := alg.Name == "shm" || alg.Name == "chain" || singleCopy
+			shared := alg.Name == "shm" || alg.Name == "chain" || alg.Name == "push" || singleCopy
 			if shared && gompi.Backend() != "go" {
 				continue
 			}
