@@ -152,22 +152,34 @@ func hugeWanted(buf []byte) bool {
 // page pinned), then never again.
 func noteRange(start, n uintptr) { noteRangeWeighted(start, n, 1) }
 
+// lockSeen takes huge.mu, first forgetting every page seen once the table
+// has outgrown hugeMaxPages.
+func lockSeen() {
+	huge.mu.Lock()
+	if len(huge.seen) > hugeMaxPages {
+		clear(huge.seen)
+	}
+}
+
+// pageCredit is what a note of the bytes [start, end), each counted weight
+// times, adds to the credit of the huge page at a: at most hugeCredit.
+func pageCredit(a, start, end, weight uintptr) uint32 {
+	return uint32(min(uintptr(hugeCredit), weight*(min(end, a+hugePage)-max(start, a))))
+}
+
 // noteRangeWeighted is noteRange crediting each page weight times its
 // bytes.
 func noteRangeWeighted(start, n, weight uintptr) {
 	end := start + n
-	huge.mu.Lock()
+	lockSeen()
 	defer huge.mu.Unlock()
-	if len(huge.seen) > hugeMaxPages {
-		clear(huge.seen)
-	}
 	for a := start &^ (hugePage - 1); a < end; a += hugePage {
 		st := huge.seen[a]
 		if st.queued >= 2 {
 			continue
 		}
 		if st.bytes < hugeCredit {
-			st.bytes += uint32(min(uintptr(hugeCredit), weight*(min(end, a+hugePage)-max(start, a))))
+			st.bytes += pageCredit(a, start, end, weight)
 			if st.bytes < hugeCredit {
 				huge.seen[a] = st
 				continue

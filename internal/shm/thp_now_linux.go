@@ -47,17 +47,14 @@ func notePagesNow(start, n, publishes uintptr, to []uintptr) []uintptr {
 	whole := min(n, hugePage)
 	weight := (hugeCredit + publishes*whole - 1) / (publishes * whole) // whole*weight*publishes >= hugeCredit
 	end := start + n
-	huge.mu.Lock()
+	lockSeen()
 	defer huge.mu.Unlock()
-	if len(huge.seen) > hugeMaxPages {
-		clear(huge.seen)
-	}
 	for a := start &^ (hugePage - 1); a < end; a += hugePage {
 		st := huge.seen[a]
 		if st.queued > 0 {
 			continue
 		}
-		st.bytes += uint32(min(uintptr(hugeCredit), weight*(min(end, a+hugePage)-max(start, a))))
+		st.bytes += pageCredit(a, start, end, weight)
 		if st.bytes >= hugeCredit {
 			st.bytes = hugeCredit
 			st.queued = 1
