@@ -130,9 +130,19 @@ func TestDriftModelExtrapolates(t *testing.T) {
 		if len(m.Epochs) != 4 {
 			t.Fatalf("rank %d: %d epochs, want 4", r, len(m.Epochs))
 		}
+		// Read the local clock once and convert that reading: reading it
+		// again through gs[r].Now() would add whatever time passed between
+		// the two reads (a descheduled goroutine: tens of µs) to the error.
 		l := gs[r].Local().Now()
-		got := gs[r].Now() - l
+		got := m.Global(l) - l
 		want := trueOffset(r, l)
+		// Now is the model applied to a reading taken during the call.
+		before := gs[r].Local().Now()
+		now := gs[r].Now()
+		after := gs[r].Local().Now()
+		if now < m.Global(before) || now > m.Global(after) {
+			t.Errorf("rank %d: Now() = %.9f outside [%.9f, %.9f], the model applied to the local readings around it", r, now, m.Global(before), m.Global(after))
+		}
 		if e := math.Abs(got - want); e > m.ErrAt(l)+1e-9 {
 			t.Errorf("rank %d: 20 ms after the fit the offset is off by %.3g s, beyond ErrAt %.3g s", r, e, m.ErrAt(l))
 		}
