@@ -20,11 +20,23 @@ import (
 // vector into the step's scratch half and then sets a word of its own, its
 // signature's middle word, to a value that names the step (chainTag);
 // rank r waits for the words of ranks 0..r−1 only (Exscan: 0..r−2 and
-// r−1), folds their vectors and its own in rank order, and arrives at the
-// step without waiting for it (ShmArrive). The arrival is what protects the
-// half: it is written again two steps later, and every rank entering the
-// next step first waits until all have arrived at this one (ShmBegin), that
-// is, until every reader is done with it.
+// r−1) and folds their vectors and its own in rank order. Every rank
+// arrives at the step without waiting for it (ShmArrive) right after its
+// write, before it waits and reads (see "Arriving first" below).
+//
+// Arriving first (issue 18, branch scan8). The half is written again two
+// steps later, and a rank writing it then has seen the step in between
+// released (ShmBegin), that is, every rank arrive at that step, which each
+// does only after its reads of this one: so the reads of this step are
+// safe whether a rank arrived at it before or after them (the rule of
+// internal/core's steps is that reads of step k end before the arrival at
+// step k+1). The chain arrived after its reads until this round: the
+// release of the step, which the next call (the OSU loop's barrier) waits
+// for, then needed rank n−1 to run after ranks 0..n−2 had written; on 4
+// ranks sharing 2 CPUs that was a round of scheduling more per call than
+// the one full step of "shm" (whole loop of Scan 8 B and Barrier 42-45 µs
+// against 28-29, Open MPI 25-31). Arriving first, the release needs each
+// rank to have run once.
 //
 // The word is 32 bits (a futex word: readers sleep on it) and lies in the
 // signature area, which holds nothing but signatures: what an earlier step
@@ -187,6 +199,12 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
 		eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
 	}
+	// Arrive before reading (see "Arriving first" above): the step's
+	// release then needs each rank to have run once, not each rank to have
+	// run after the ranks below it wrote.
+	if err := eng.ShmArrive(); err != nil {
+		return err
+	}
 	hi := me // the ranks whose vectors this rank folds, besides its own
 	for j := range hi {
 		theirs := scratch[j*sigSize : (j+1)*sigSize]
@@ -194,12 +212,8 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 			return err
 		}
 		if code != binary.LittleEndian.Uint32(theirs[0:]) || uint64(m) != binary.LittleEndian.Uint64(theirs[8:]) {
-			err := fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
+			return fmt.Errorf("%w: rank %d called %s with %d bytes; rank %d called %s with %d bytes", coll.ErrMismatch,
 				j, describeOp(theirs), binary.LittleEndian.Uint64(theirs[8:]), me, op, m)
-			if aerr := eng.ShmArrive(); aerr != nil {
-				return aerr
-			}
-			return err
 		}
 	}
 	// Fold from the right, so that the operator's left operand is always
@@ -219,7 +233,7 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	for j := last - 1; j >= 0; j-- {
 		a.Op.Apply(data[j*m:(j+1)*m], acc)
 	}
-	return eng.ShmArrive()
+	return nil
 }
 
 // describeOp names the operation of a signature where it is Scan or Exscan.
