@@ -186,6 +186,12 @@ func runShm(x *collComm, s *shmAlg, a *coll.Args) error {
 	if s.sigWord != nil {
 		word = s.sigWord(a)
 	}
+	if n == 2 && pre.code == codeBarrier {
+		if done, err := barrierAhead(x, pre.code, word); done { // shmcoll_barrier2.go
+			leadNextPre(x, pre.lead, a.Root)
+			return err
+		}
+	}
 	scratch, err := beginStepCode(x, pre.code, word, s.sigBytes(n, a))
 	if err != nil {
 		return err

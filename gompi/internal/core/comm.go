@@ -33,6 +33,8 @@ type Comm struct {
 	shmOrd  int      // how shmLead leads: first or last (shmleave.go)
 	shm     shmCache // the slot's control block and scratch halves, once looked up
 	user    any      // the API's communicator wrapping this one
+
+	shmPosted bool // the open step (shmOpen) was this rank's post: see shmbarrier2.go
 }
 
 // SetUser records the API object that wraps c; User returns it.

@@ -236,7 +236,7 @@ func (c *Comm) arriveOpen(post bool) error {
 		ctl.Post(k, c.size) // before arriving, as in shmStep
 	}
 	ctl.ArriveOpen(k, c.size, c.rank)
-	c.shmOpen = true
+	c.shmOpen, c.shmPosted = true, post
 	if !c.shm.listed {
 		// Listed once, until Free or Finalize: a lock and a map update
 		// per open step cost as much as the step's own stores.

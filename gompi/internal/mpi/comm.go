@@ -404,3 +404,9 @@ func (c *Comm) ShmAwaitCount(w unsafe.Pointer, v uint32) error { return errNoShm
 func errNoShm() error {
 	return base.New("collective", base.ErrNotSupported, "no shared-memory collectives under the MPI backend", "")
 }
+
+// ShmPairOpen reports false: no step is ever open under MPI.
+func (c *Comm) ShmPairOpen() bool { return false }
+
+// ShmBarrierAhead fails as ShmStep.
+func (c *Comm) ShmBarrierAhead() error { return errNoShm() }
