@@ -180,7 +180,11 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	n, me := x.Size(), x.Rank()
 	eng := x.c.c
 	tag := chainTag(eng.ShmSeq())
+	// The whole half: on 3 and 4 ranks its capacity holds a 32 KiB slot
+	// per pair (internal/shm/collslot_pairs.go), beyond the length every
+	// other algorithm uses; every form here lays its regions out alike.
 	scratch := eng.ShmScratch()
+	scratch = scratch[:cap(scratch)]
 	data := scratch[n*sigSize:]
 	// Each rank's region takes an n-th of the data area; after its head
 	// (pwRegion), one slot of sl bytes per other rank: a block that fits
@@ -238,7 +242,7 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	}
 	for r := range n {
 		if b := s.to(n, me, r, a); r != me && len(b) <= sl {
-			copy(slot(me, r), b)
+			scratchCopy(n, slot(me, r), b)
 			outDone[r] = true
 		}
 	}
