@@ -90,6 +90,13 @@ type pwAlg struct {
 	to func(n, me, r int, a *coll.Args) []byte
 	// local copies this rank's own block; an error: its counts disagree.
 	local func(n, me int, a *coll.Args) error
+	// pairs (v forms; nil: a.SendCounts and a.RecvCounts) is the count and
+	// displacement of this rank's block for rank j in its source, and of
+	// j's block in its receive buffer.
+	pairs func(me, j int, a *coll.Args) (sc, sd, rc, rd int)
+	// noSlots: one block for all (Allgather, Allgatherv), never through
+	// slots.
+	noSlots bool
 }
 
 var pwAlgs = []*pwAlg{
@@ -108,8 +115,9 @@ var pwAlgs = []*pwAlg{
 	{op: coll.OpAllgather,
 		summary: "every rank publishes its block and goes on; each block is copied once into each peer's buffer by whichever of the two ranks gets to it first (read or write), and a rank waits only for the transfers of its own blocks",
 		cost:    "p−1 pairwise hand-offs + (p−1)·m copied once per rank, all ranks at once",
-		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal)},
-	pwScatter, // shmcoll_pairwise_scatter.go
+		source:  ownBlock, from: allgatherFrom, to: allgatherTo, local: cannotFail(allgatherLocal), noSlots: true},
+	pwScatter,    // shmcoll_pairwise_scatter.go
+	pwAllgatherv, // shmcoll_pairwise_allgatherv.go
 }
 
 // cannotFail is the local step of a form whose own block cannot disagree.
@@ -195,7 +203,7 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	head := pwRegion(n)
 	region := func(r int) []byte { return data[r*reg : (r+1)*reg] }
 	sl := 0
-	if n > 1 && s.op != coll.OpAllgather { // Allgather: one block for all, no slots
+	if n > 1 && !s.noSlots { // Allgather(v): one block for all, no slots
 		sl = (reg - head) / (n - 1) &^ 7
 	} else {
 		sl = -1
@@ -226,6 +234,12 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	if s.v {
 		sp, rp := sendPairs(me), recvPairs(me)
 		for j := range n {
+			if s.pairs != nil {
+				sc, sd, rc, rd := s.pairs(me, j, a)
+				putPair(sp[j*16:], sc, sd)
+				putPair(rp[j*16:], rc, rd)
+				continue
+			}
 			putPair(sp[j*16:], a.SendCounts[j], a.SendDispls[j])
 			putPair(rp[j*16:], a.RecvCounts[j], a.RecvDispls[j])
 		}
