@@ -132,13 +132,14 @@ func TestCMAvMismatch(t *testing.T) {
 }
 
 // TestCMAvChosen: the table runs "cma" first for the forms of size 0 and
-// for large Allgatherv, "shm" for small Allgatherv.
+// for large Allgatherv (on 3+ ranks from 256 KiB "cma_pairwise"), "shm"
+// for small Allgatherv.
 func TestCMAvChosen(t *testing.T) {
 	for op, size := range map[coll.Operation]int{coll.OpGatherv: 0, coll.OpScatterv: 0, coll.OpAlltoallv: 0,
 		coll.OpAlltoallw: 0, coll.OpAllgatherv: 1 << 20} {
 		for _, n := range []int{2, 4, 8} {
 			want := "cma"
-			if n > 2 && (op == coll.OpAlltoallv || op == coll.OpAlltoallw) {
+			if n > 2 && (op == coll.OpAlltoallv || op == coll.OpAlltoallw || op == coll.OpAllgatherv) {
 				want = "cma_pairwise" // shmcoll_pairwise.go
 			}
 			if n == 2 && (op == coll.OpGatherv || op == coll.OpScatterv) {
