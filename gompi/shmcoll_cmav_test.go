@@ -132,14 +132,14 @@ func TestCMAvMismatch(t *testing.T) {
 }
 
 // TestCMAvChosen: the table runs "cma" first for the forms of size 0 and
-// for large Allgatherv (on 3+ ranks from 256 KiB "cma_pairwise"), "shm"
-// for small Allgatherv.
+// for large Allgatherv (on 3+ ranks "cma_pairwise" from 256 KiB up to
+// 1 MiB), "shm" for small Allgatherv.
 func TestCMAvChosen(t *testing.T) {
 	for op, size := range map[coll.Operation]int{coll.OpGatherv: 0, coll.OpScatterv: 0, coll.OpAlltoallv: 0,
 		coll.OpAlltoallw: 0, coll.OpAllgatherv: 1 << 20} {
 		for _, n := range []int{2, 4, 8} {
 			want := "cma"
-			if n > 2 && (op == coll.OpAlltoallv || op == coll.OpAlltoallw || op == coll.OpAllgatherv) {
+			if n > 2 && (op == coll.OpAlltoallv || op == coll.OpAlltoallw) {
 				want = "cma_pairwise" // shmcoll_pairwise.go
 			}
 			if n == 2 && (op == coll.OpGatherv || op == coll.OpScatterv) {
@@ -156,6 +156,11 @@ func TestCMAvChosen(t *testing.T) {
 	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}, {4, 4096}} {
 		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_slots" {
 			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_slots", p.size, p.n, got)
+		}
+	}
+	for _, n := range []int{3, 4, 8} {
+		if got := coll.Select(coll.OpAllgatherv, n, 256<<10); got != "cma_pairwise" {
+			t.Errorf("allgatherv of 256 KiB on %d ranks: the table gives %q, want cma_pairwise", n, got)
 		}
 	}
 	if got := coll.Select(coll.OpAllgatherv, 4, 16); got != "shm" {

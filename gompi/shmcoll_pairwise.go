@@ -489,24 +489,30 @@ var pwPreferred = []struct {
 	tier     int
 	minRanks int
 	minBytes int
+	maxBytes int // 0: no bound
 }{
-	{coll.OpAlltoall, tierCopy, 4, 32 << 10},
-	{coll.OpAlltoall, tierCopy, 3, 256 << 10},
-	{coll.OpAllgather, tierCopy, 0, 256 << 10},
+	{coll.OpAlltoall, tierCopy, 4, 32 << 10, 0},
+	{coll.OpAlltoall, tierCopy, 3, 256 << 10, 0},
+	{coll.OpAllgather, tierCopy, 0, 256 << 10, 0},
 	// Allgatherv (shmcoll_pairwise_allgatherv.go), tune of cma against
 	// cma_pairwise, median of 5, load 5-9: 4 ranks 256 KiB 380 against
 	// 187 µs, 1 MiB 582 against 426; 8 ranks 256 KiB 1437 against 630, 1 MiB
-	// 3738 against 2276; 32 KiB stays with "shm" and "cma".
-	{coll.OpAllgatherv, tierCopy, 3, 256 << 10},
-	{coll.OpAlltoallv, tierFirst, 3, 0},
-	{coll.OpAlltoallw, tierFirst, 3, 0},
+	// 3738 against 2276; 32 KiB stays with "shm" and "cma". Up to 1 MiB
+	// only: before/after at 1 MiB (sidebyside --loop, load 6-9) had the call
+	// at 501 -> 438 and 443 -> 430 µs on 4 ranks but the whole loop at 638
+	// -> 712 and 463 -> 582 (the barrier after the call waits for what
+	// "cma"'s closing step waited for, and more), 8 ranks 3240 -> 4648 and
+	// 3081 -> 2933: 1 MiB stays "cma".
+	{coll.OpAllgatherv, tierCopy, 3, 256 << 10, 1<<20 - 1},
+	{coll.OpAlltoallv, tierFirst, 3, 0, 0},
+	{coll.OpAlltoallw, tierFirst, 3, 0, 0},
 }
 
 // preferPairwise puts "cma_pairwise" where pwPreferred says. Call it before the rules of "cma" go in (preferCMAWhereFaster,
 // installCMAv): within a tier, rules apply in the order they were added.
 func preferPairwise() error {
 	for _, p := range pwPreferred {
-		r := coll.Rule{MinRanks: p.minRanks, MinBytes: p.minBytes, Use: []string{"cma_pairwise"}}
+		r := coll.Rule{MinRanks: p.minRanks, MinBytes: p.minBytes, MaxBytes: p.maxBytes, Use: []string{"cma_pairwise"}}
 		if err := prefer(p.op, p.tier, r); err != nil {
 			return err
 		}
