@@ -132,7 +132,8 @@ func TestCMAvMismatch(t *testing.T) {
 }
 
 // TestCMAvChosen: the table runs "cma" first for the forms of size 0 and
-// for large Allgatherv, "shm" for small Allgatherv.
+// for large Allgatherv (on 3+ ranks "cma_pairwise" from 256 KiB up to
+// 1 MiB), "shm" for small Allgatherv.
 func TestCMAvChosen(t *testing.T) {
 	for op, size := range map[coll.Operation]int{coll.OpGatherv: 0, coll.OpScatterv: 0, coll.OpAlltoallv: 0,
 		coll.OpAlltoallw: 0, coll.OpAllgatherv: 1 << 20} {
@@ -155,6 +156,11 @@ func TestCMAvChosen(t *testing.T) {
 	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}, {4, 4096}} {
 		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_slots" {
 			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_slots", p.size, p.n, got)
+		}
+	}
+	for _, n := range []int{3, 4, 8} {
+		if got := coll.Select(coll.OpAllgatherv, n, 256<<10); got != "cma_pairwise" {
+			t.Errorf("allgatherv of 256 KiB on %d ranks: the table gives %q, want cma_pairwise", n, got)
 		}
 	}
 	if got := coll.Select(coll.OpAllgatherv, 4, 16); got != "shm" {

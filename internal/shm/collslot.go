@@ -122,11 +122,16 @@ func init() {
 // only when used: a communicator touches only as much as its calls write,
 // and at 64 ranks the half is 260 KiB, as it was 256 KiB before.
 func collScratch(n int) int64 {
+	return align(max(collScratchUsable(n), collScratchPairs(n)), 4096)
+}
+
+func collScratchUsable(n int) int64 {
 	return align(max(64<<10, int64(min(n, 8))<<15+4<<10, int64(n)<<12), 4096)
 }
 
-// CollScratchSize returns the bytes of one scratch half.
-func (s *Segment) CollScratchSize() int { return int(collScratch(s.l.NRanks)) }
+// CollScratchSize returns the bytes of one scratch half (the length of
+// CollScratch's slices; their capacity may be larger: collslot_pairs.go).
+func (s *Segment) CollScratchSize() int { return int(collScratchUsable(s.l.NRanks)) }
 
 func (s *Segment) slotOff(i int) int64 {
 	return s.l.slotOff + int64(i)*(collCtlSize+2*collScratch(s.l.NRanks))
@@ -139,7 +144,7 @@ func (s *Segment) CollCtlAt(i int) *CollCtl { return (*CollCtl)(unsafe.Pointer(&
 func (s *Segment) CollScratch(i, h int) []byte {
 	size := collScratch(s.l.NRanks)
 	start := s.slotOff(i) + collCtlSize + int64(h)*size
-	return s.mem[start : start+size : start+size]
+	return s.mem[start : start+collScratchUsable(s.l.NRanks) : start+size]
 }
 
 // ClaimCollSlot takes a free slot for a communicator of n ranks with
