@@ -24,14 +24,17 @@ var linearHugeOn = collManyOn
 
 // noteLinearRoot is called by Bcast and Scatter on every rank before the
 // call: at the root, where the call runs linear by the default selection's
-// rule (its sizes and ranks), it collapses src's pages at src's second
-// call. block is the bytes each reader gets.
+// rule (its sizes and ranks, kept in step with preferLinearLarge by
+// hand), it collapses src's pages at src's second call. block is the
+// bytes each reader gets. Scatter in place at the root (recv nil) is not
+// noted.
 func noteLinearRoot(c *Comm, src []byte, block, root int, scatter bool) {
 	if !linearHugeOn || block < 128<<10 || block > 512<<10 || (!scatter && block < 256<<10) {
 		return
 	}
-	if n := c.Size(); n < 4 || n > collManyMaxRanks || c.Rank() != root {
-		return
+	n := c.Size()
+	if n < 4 || n > collManyMaxRanks || c.Rank() != root || (!scatter && n == 8 && block <= 256<<10) {
+		return // (Bcast on 8 ranks up to 256 KiB runs "shm": preferCMAWhereFaster)
 	}
 	shm.NoteSourceNow(src, collNowPublishes)
 }
