@@ -346,6 +346,7 @@ func (c *Comm) Barrier(opts ...CollOption) error {
 // Bcast copies buf of rank root into buf of every rank (same length everywhere).
 func (c *Comm) Bcast(buf []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineBcast, root, len(buf), func(x *collComm) error {
+		noteLinearRoot(c, buf, len(buf), root, false) // linear_huge.go
 		return x.call(coll.OpBcast, x.set(nil, buf, root), opts)
 	})
 }
@@ -392,6 +393,7 @@ func (c *Comm) Gatherv(send, recv []byte, counts, displs []int, root int, opts .
 // place at root: recv nil.
 func (c *Comm) Scatter(send, recv []byte, root int, opts ...CollOption) error {
 	return c.collective(RoutineScatter, root, len(recv), func(x *collComm) error {
+		noteLinearRoot(c, send, len(recv), root, true) // linear_huge.go
 		return x.call(coll.OpScatter, x.set(send, inPlace(recv), root), opts)
 	})
 }

@@ -163,8 +163,8 @@ func redStart(x *collComm, op coll.Operation, a *coll.Args, data, in, out []byte
 		return nil, true, coll.Call(x, op, a) // agreed off: selection no longer offers "cma"
 	}
 	n, me := x.Size(), x.Rank()
-	publishBufN(cmaRec(data, 2*me), in, n)
-	publishBufN(cmaRec(data, 2*me+1), out, n)
+	publishBufMany(cmaRec(data, 2*me), in, n)
+	publishBufMany(cmaRec(data, 2*me+1), out, n)
 	if err := meet(x); err != nil {
 		return nil, true, err
 	}

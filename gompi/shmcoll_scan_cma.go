@@ -88,10 +88,10 @@ func runChainCMA(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) e
 		ready = total
 	}
 	atomic.StoreUint32((*uint32)(counter(me)), ready)
-	publishBuf(line(me)[8:8+cmaRecSize], out)
+	publishBufMany(line(me)[8:8+cmaRecSize], out, n)
 	pushable := me > 0 && chainPushable(inclusive, a.Op.Commutative, a.Send != nil)
 	if me > 0 {
-		chainPublishRecv(line(me), a.Recv, pushable)
+		chainPublishRecv(line(me), a.Recv, pushable, n)
 	}
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	binary.LittleEndian.PutUint32(sig[0:], opCode(op))

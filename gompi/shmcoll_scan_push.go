@@ -53,14 +53,14 @@ func chainPushable(inclusive, commutative, hasSend bool) bool {
 }
 
 // chainPublishRecv writes, before the rank's tag, whether it takes the
-// push and where.
-func chainPublishRecv(line []byte, recv []byte, pushable bool) {
+// push and where (n: the communicator's ranks, for publishBufMany).
+func chainPublishRecv(line []byte, recv []byte, pushable bool, n int) {
 	w := (*uint32)(unsafe.Pointer(&line[chainXWord]))
 	if !pushable {
 		atomic.StoreUint32(w, chainXNone)
 		return
 	}
-	publishBuf(line[chainRecvRec:chainRecvRec+cmaRecSize], recv)
+	publishBufMany(line[chainRecvRec:chainRecvRec+cmaRecSize], recv, n)
 	atomic.StoreUint32(w, chainXFree)
 }
 
