@@ -73,6 +73,7 @@ type pushState struct {
 	n      uint32
 	seq    [2]uint64
 	tag    [2]uint64 // the tag of that call; 0: none yet
+	root   [2]int    // the root of that call if it gathered (shmcoll_pushg.go: the lines' reader); -1: it scattered
 	follow bool
 }
 
@@ -96,7 +97,10 @@ func installPush() error {
 	if err := prefer(coll.OpScatterv, tierFirst, coll.Rule{MinRanks: pushMinRanks, Use: []string{"push"}}); err != nil {
 		return err
 	}
-	return installPushB() // Scatter and Bcast (shmcoll_pushb.go)
+	if err := installPushB(); err != nil { // Scatter and Bcast (shmcoll_pushb.go)
+		return err
+	}
+	return installPushG() // Gather, Gatherv and Reduce (shmcoll_pushg.go)
 }
 
 // pushLine returns rank r's push line of parity par.
@@ -142,7 +146,7 @@ func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	// prev, is), every rank has, and the root need not load the
 	// acknowledgements.
 	prev, prevTag := x.push.seq[par], x.push.tag[par]
-	x.push.seq[par], x.push.tag[par] = seq, tag
+	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, -1 // the lines' readers were their ranks (shmcoll_pushg.go)
 	var step bool
 	var err error
 	if x.Rank() == a.Root {
