@@ -145,12 +145,23 @@ func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	// prev; if step prev has been released (this rank's last step, seq−1 ≥
 	// prev, is), every rank has, and the root need not load the
 	// acknowledgements.
-	prev, prevTag := x.push.seq[par], x.push.tag[par]
+	prev, prevTag, prevG := x.push.seq[par], x.push.tag[par], x.push.root[par]
 	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, -1 // the lines' readers were their ranks (shmcoll_pushg.go)
 	var step bool
 	var err error
 	if x.Rank() == a.Root {
 		if prevTag != 0 && seq > prev && eng.ShmReady() {
+			prevTag = 0
+		}
+		if prevTag != 0 && prevG >= 0 {
+			// That call gathered (shmcoll_pushg.go): its root read
+			// the lines and acknowledged as root; its contributors
+			// did not acknowledge.
+			if prevG != a.Root {
+				if err := pushFree(x, pushRootAckWord(lines, x.Size(), prevG, par), prevTag); err != nil {
+					return err
+				}
+			}
 			prevTag = 0
 		}
 		step, err = pushRoot(x, op, a, lines, tag, prevTag, par, code)

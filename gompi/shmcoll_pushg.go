@@ -36,10 +36,12 @@ import (
 // the contributor looks (the plain acknowledgement, which a contributor
 // writes on every call without waiting, may have moved on). No wait where
 // this rank was that root, or a step has been released since (every rank
-// has then finished the call). Every rank also acknowledges on its plain
-// word (contributors as they leave, the root after reading): a Scatter's
-// root waits for every rank's, the Gather's root's among them. A Gather's
-// root reads lines only, and writes none.
+// has then finished the call). The plain acknowledgements (pushAckWord) are
+// not written by a gathering call: a Scatter's root after one waits for
+// that call's root's acknowledgement as root alone (runPush), and after a
+// Scatter every rank's, as before. One store and at most one wake-up per
+// contributor, one per root. A Gather's root reads lines only, and writes
+// none.
 //
 // Gatherv: only the root knows every count, and the contributors write
 // before the root says anything. A contributor whose block does not fit a
@@ -144,9 +146,7 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 	binary.LittleEndian.PutUint32(l[pushCode:], opCode(op))
 	binary.LittleEndian.PutUint32(l[pushRootW:], uint32(int32(a.Root)))
 	binary.LittleEndian.PutUint32(l[pushTag+4:], uint32(tag>>32))
-	shm.StoreRelease32(word32(l, pushTag), uint32(tag))
-	pushAcknowledge(x, pushAckWord(lines, n, me, par), tag) // the fence before the wake-up's load
-	x.c.c.ShmWakeWord(unsafe.Pointer(word32(l, pushTag)))
+	x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag)) // no acknowledgement: the root's says the line is read
 	if big {
 		return x.Send(b, a.Root, vTag)
 	}
@@ -275,7 +275,6 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		}
 	}
 	pushAcknowledge(x, pushRootAckWord(lines, n, me, par), tag)
-	pushAcknowledge(x, pushAckWord(lines, n, me, par), tag)
 	return err
 }
 
