@@ -3,6 +3,7 @@ package gompi
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
@@ -146,7 +147,19 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 	binary.LittleEndian.PutUint32(l[pushCode:], opCode(op))
 	binary.LittleEndian.PutUint32(l[pushRootW:], uint32(int32(a.Root)))
 	binary.LittleEndian.PutUint32(l[pushTag+4:], uint32(tag>>32))
-	x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag)) // no acknowledgement: the root's says the line is read
+	// No acknowledgement: the root's says the line is read.
+	if n <= pushMaskRanks {
+		// The root sleeps on its mask, not on the lines: the last
+		// contributor alone wakes it.
+		shm.StoreRelease32(word32(l, pushTag), uint32(tag))
+		full := pushFull(n, a.Root)
+		mask := pushMaskWord(lines, n, a.Root, par)
+		if old := atomic.OrUint32(mask, 1<<uint(me)); (old|1<<uint(me))&full == full {
+			x.c.c.ShmWakeWord(unsafe.Pointer(mask))
+		}
+	} else {
+		x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag))
+	}
 	if big {
 		return x.Send(b, a.Root, vTag)
 	}
@@ -188,6 +201,18 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 	fail := func(e error) {
 		if err == nil {
 			err = e
+		}
+	}
+	var mask *uint32
+	if n <= pushMaskRanks {
+		// Whatever the word held before (another owner of the slot may
+		// have left other data there) stays; the contributors add
+		// their bits to it.
+		mask = pushMaskWord(lines, n, me, par)
+		if m := atomic.LoadUint32(mask); m&pushFull(n, me) != pushFull(n, me) {
+			if e := x.c.c.ShmAwaitWord(unsafe.Pointer(mask), m|pushFull(n, me)); e != nil {
+				return e
+			}
 		}
 	}
 	switch op {
@@ -274,8 +299,29 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			}
 		}
 	}
+	if mask != nil {
+		atomic.StoreUint32(mask, 0) // before the acknowledgement, after which the next bits come
+	}
 	pushAcknowledge(x, pushRootAckWord(lines, n, me, par), tag)
 	return err
+}
+
+// pushMaskRanks: up to this many ranks, the contributors of a gathering
+// call also set their bit in the root's mask of the call's parity
+// (pushMaskWord), and the root waits for the mask instead of each line
+// in turn: on ranks that outnumber the CPUs every wait sleeps at once,
+// and the root would be woken once per line.
+const pushMaskRanks = 32
+
+// pushMaskWord returns rank r's mask of parity par: the contributors' bits
+// of its gathering call, cleared by r before it acknowledges the call.
+func pushMaskWord(lines []byte, n, r int, par uint32) *uint32 {
+	return word32(lines, 2*n*shm.PushLineSize+r*shm.PushAckSize+32+4*int(par))
+}
+
+// pushFull is the mask of every contributor of a call of n ranks to root.
+func pushFull(n, root int) uint32 {
+	return uint32(uint64(1)<<uint(n)-1) &^ (1 << uint(root))
 }
 
 // pushRootAckWord returns the 8 bytes of rank r's acknowledgement of
