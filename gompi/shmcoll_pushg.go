@@ -3,6 +3,7 @@ package gompi
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -113,8 +114,14 @@ func runPushG(x *collComm, op coll.Operation, a *coll.Args) error {
 	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, a.Root
 	var err error
 	if x.Rank() == a.Root {
+		x.push.pend[par] = 0 // it read the lines, after the last root of this parity
 		err = pushGRoot(x, op, a, lines, tag, par)
 	} else {
+		x.push.pend[par], x.push.pendRoot[par], x.push.pendSeq[par] = tag, a.Root, seq
+		if !x.push.registered {
+			pushRegister(x.c)
+			x.push.registered = true
+		}
 		if prevTag != 0 && (prevRoot < 0 || prevRoot == x.Rank() || (seq > prev && eng.ShmReady())) {
 			prevTag = 0
 		}
@@ -209,7 +216,8 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		// have left other data there) stays; the contributors add
 		// their bits to it.
 		mask = pushMaskWord(lines, n, me, par)
-		if m := atomic.LoadUint32(mask); m&pushFull(n, me) != pushFull(n, me) {
+		full := pushFull(n, me)
+		if m := atomic.LoadUint32(mask); m&full != full {
 			if e := x.c.c.ShmAwaitWord(unsafe.Pointer(mask), m|pushFull(n, me)); e != nil {
 				return e
 			}
@@ -330,4 +338,64 @@ func pushFull(n, root int) uint32 {
 func pushRootAckWord(lines []byte, n, r int, par uint32) []byte {
 	off := 2*n*shm.PushLineSize + r*shm.PushAckSize + 16 + 8*int(par)
 	return lines[off : off+8 : off+8]
+}
+
+// A contributor leaves a gathering call before its root has read its line.
+// If it then ends (Finalize, or the end of Run's function), a root still
+// waiting for another contributor finds a member gone and fails with
+// ErrPeerLost, as its wait checks every member. So at the end a rank waits
+// for the roots of its last contributions to have read them
+// (pushSettle), as the slotted steps' settle waits for their open step.
+// Comm.Free needs nothing: it is a step, which every rank reaches only
+// after its reads.
+
+var pushComms struct {
+	sync.Mutex
+	m map[*Comm]struct{}
+}
+
+// pushRegister lists c as one whose rank may end with a contribution
+// unread.
+func pushRegister(c *Comm) {
+	pushComms.Lock()
+	if pushComms.m == nil {
+		pushComms.m = map[*Comm]struct{}{}
+	}
+	pushComms.m[c] = struct{}{}
+	pushComms.Unlock()
+}
+
+// pushSettle waits until the roots of rank r's last contributions to
+// gathering calls, on every communicator not freed, have read them. Errors
+// (a root gone, the job aborting) end the wait: the rank is ending.
+func pushSettle(r *rank) {
+	pushComms.Lock()
+	var mine []*Comm
+	for c := range pushComms.m {
+		if c.r == r {
+			mine = append(mine, c)
+			delete(pushComms.m, c)
+		}
+	}
+	pushComms.Unlock()
+	for _, c := range mine {
+		x := &c.bx
+		x.push.registered = false
+		if c.freed.Load() {
+			continue
+		}
+		eng := c.c
+		lines := eng.ShmPushLines()
+		for par := range uint32(2) {
+			tag := x.push.pend[par]
+			if tag == 0 || lines == nil {
+				continue
+			}
+			x.push.pend[par] = 0
+			if eng.ShmSeq() > x.push.pendSeq[par] && eng.ShmReady() {
+				continue // a step since: every rank has finished the call
+			}
+			_ = pushFree(x, pushRootAckWord(lines, c.Size(), x.push.pendRoot[par], par), tag)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package gompi_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/gompi"
@@ -263,5 +264,36 @@ func TestPushGChosen(t *testing.T) {
 	}
 	if got := coll.Select(coll.OpGatherv, 2, 0); got == "push" {
 		t.Errorf("gatherv on 2 ranks: the table gives push")
+	}
+}
+
+// TestPushGatherThenEnd: contributors that leave a pushed Gather, Gatherv
+// or Reduce and end at once must not make a late root fail with a peer
+// gone: the end waits for the roots to have read their lines.
+func TestPushGatherThenEnd(t *testing.T) {
+	for _, n := range []int{3, 4} {
+		for i, op := range []string{"gather", "gatherv", "reduce", "gather2"} {
+			t.Run(fmt.Sprintf("n=%d/%s", n, op), func(t *testing.T) {
+				run(t, n, func(c *gompi.Comm) error {
+					root := i % n
+					if c.Rank() == root {
+						time.Sleep(30 * time.Millisecond) // the contributors end first
+					}
+					switch op {
+					case "gather":
+						return checkPushGather(c, 0, root, false)
+					case "gatherv":
+						return checkPushGatherv(c, 0, root, false)
+					case "reduce":
+						return checkPushReduce(c, 0, root, false)
+					}
+					// Two calls of both parities, the first one's root late.
+					if err := checkPushGather(c, 0, root, false); err != nil {
+						return err
+					}
+					return checkPushReduce(c, 2, (root+1)%n, false)
+				})
+			})
+		}
 	}
 }
