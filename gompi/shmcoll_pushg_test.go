@@ -12,9 +12,9 @@ import (
 )
 
 // Gather, Gatherv and Reduce pushed into the contributors' own lines
-// (shmcoll_pushg.go), "push", the table's choice on 3 or more ranks (Gather
-// and Reduce up to 616 bytes, Gatherv at any size: its blocks over a line go
-// point to point): against the results computed here on 1..17 ranks,
+// (shmcoll_pushg.go), "push", the table's choice on 3 or more ranks for
+// Gather and Reduce up to 616 bytes (Gatherv's, forced here, sends its
+// blocks over a line point to point): against the results computed here on 1..17 ranks,
 // rotating roots, in place, sizes from 0 to a line's 616 bytes and beyond,
 // back to back (a contributor rewrites its line once the last reader of it
 // has acknowledged), mixed with Scatter's, Bcast's and Scatterv's push on
@@ -228,7 +228,7 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 					if err := checkPushReduce(d, k+1, (k+1)%n, false); err != nil {
 						return err
 					}
-					if err := checkPushGatherv(d, k+2, (k+2)%n, false); err != nil {
+					if err := checkPushGatherv(d, k+2, (k+2)%n, false, gompi.WithAlgorithm("push")); err != nil {
 						return err
 					}
 					return checkPushScatter(d, k+3, (k+2)%n, false)
@@ -239,8 +239,7 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 }
 
 // TestPushGChosen: the table runs "push" for Gather and Reduce on 3 or more
-// ranks up to 616 bytes, not beyond and not on 2 ranks; for Gatherv on 3 or
-// more ranks.
+// ranks up to 616 bytes, not beyond and not on 2 ranks; never for Gatherv.
 func TestPushGChosen(t *testing.T) {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpReduce} {
 		for _, n := range []int{3, 4, 8, 17} {
@@ -257,13 +256,10 @@ func TestPushGChosen(t *testing.T) {
 			t.Errorf("%s on 2 ranks: the table gives push", op)
 		}
 	}
-	for _, n := range []int{3, 4, 8, 17} {
-		if got := coll.Select(coll.OpGatherv, n, 0); got != "push" {
-			t.Errorf("gatherv on %d ranks: the table gives %q, want push", n, got)
+	for _, n := range []int{2, 3, 4, 8, 17} {
+		if got := coll.Select(coll.OpGatherv, n, 0); got == "push" {
+			t.Errorf("gatherv on %d ranks: the table gives push (forced only)", n)
 		}
-	}
-	if got := coll.Select(coll.OpGatherv, 2, 0); got == "push" {
-		t.Errorf("gatherv on 2 ranks: the table gives push")
 	}
 }
 
@@ -283,7 +279,7 @@ func TestPushGatherThenEnd(t *testing.T) {
 					case "gather":
 						return checkPushGather(c, 0, root, false)
 					case "gatherv":
-						return checkPushGatherv(c, 0, root, false)
+						return checkPushGatherv(c, 0, root, false, gompi.WithAlgorithm("push"))
 					case "reduce":
 						return checkPushReduce(c, 0, root, false)
 					}
