@@ -155,8 +155,9 @@ func taglessAlgorithm(r Routine, name string) bool {
 	}
 	if name == "push" {
 		// Scatterv's slotted fallback takes a base (pushSlotted); Scatter's
-		// and Bcast's push has none (shmcoll_pushb.go).
-		return r == RoutineScatterv || r == RoutineScatter || r == RoutineBcast
+		// and Bcast's push has none (shmcoll_pushb.go), nor Gather's and
+		// Reduce's (shmcoll_pushg.go); Gatherv's sends its larger blocks.
+		return r == RoutineScatterv || r == RoutineScatter || r == RoutineBcast || r == RoutineGather || r == RoutineReduce
 	}
 	if name != "shm" {
 		return false

@@ -14,14 +14,27 @@ import "github.com/gompi/gompi/coll"
 // pushAlgOf says whether alg, chosen for op, is a push (Scatterv's, or
 // Scatter's or Bcast's: shmcoll_pushb.go).
 func pushAlgOf(op coll.Operation, alg *coll.Algorithm) bool {
-	return alg != nil && alg.Name == "push" && (op == coll.OpScatterv || op == coll.OpScatter || op == coll.OpBcast)
+	if alg == nil || alg.Name != "push" {
+		return false
+	}
+	switch op {
+	case coll.OpScatterv, coll.OpScatter, coll.OpBcast, coll.OpGather, coll.OpGatherv, coll.OpReduce:
+		return true
+	}
+	return false
 }
 
 // runKeptPush runs the kept push for a Scatterv, as coll.RunChosen would
 // (the algorithm recorded for the trace, the same errors).
 func runKeptPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	x.algo = "push"
-	err := runPush(x, op, a)
+	var err error
+	switch op {
+	case coll.OpGather, coll.OpGatherv, coll.OpReduce:
+		err = runPushG(x, op, a) // shmcoll_pushg.go
+	default:
+		err = runPush(x, op, a)
+	}
 	if err == nil {
 		return nil
 	}

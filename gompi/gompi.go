@@ -185,6 +185,7 @@ func Finalize() error {
 	}
 	_, err := r.bsend.detach(r.world)
 	stopWindows(r)
+	pushSettle(r) // contributions to pushed gathering calls read (shmcoll_pushg.go)
 	r.proc.Close()
 	if err == nil {
 		err = terr
@@ -281,6 +282,7 @@ func RunContext(ctx context.Context, n int, fn func(world *Comm) error) error {
 			err = derr
 		}
 		stopWindows(r)
+		pushSettle(r) // contributions to pushed gathering calls read (shmcoll_pushg.go)
 		emitFinalize(r.world)
 		if terr := traceStop(r); err == nil {
 			err = terr

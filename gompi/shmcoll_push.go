@@ -73,6 +73,14 @@ type pushState struct {
 	n      uint32
 	seq    [2]uint64
 	tag    [2]uint64 // the tag of that call; 0: none yet
+	root   [2]int    // the root of that call if it gathered (shmcoll_pushg.go: the lines' reader); -1: it scattered
+	// pend: this rank's last contribution to a gathering call of each
+	// parity whose root may not have read it yet (its tag, root and step
+	// number; 0: none), for Finalize (pushSettle, shmcoll_pushg.go).
+	pend       [2]uint64
+	pendRoot   [2]int
+	pendSeq    [2]uint64
+	registered bool
 	follow bool
 }
 
@@ -96,7 +104,10 @@ func installPush() error {
 	if err := prefer(coll.OpScatterv, tierFirst, coll.Rule{MinRanks: pushMinRanks, Use: []string{"push"}}); err != nil {
 		return err
 	}
-	return installPushB() // Scatter and Bcast (shmcoll_pushb.go)
+	if err := installPushB(); err != nil { // Scatter and Bcast (shmcoll_pushb.go)
+		return err
+	}
+	return installPushG() // Gather, Gatherv and Reduce (shmcoll_pushg.go)
 }
 
 // pushLine returns rank r's push line of parity par.
@@ -141,12 +152,24 @@ func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	// prev; if step prev has been released (this rank's last step, seq−1 ≥
 	// prev, is), every rank has, and the root need not load the
 	// acknowledgements.
-	prev, prevTag := x.push.seq[par], x.push.tag[par]
-	x.push.seq[par], x.push.tag[par] = seq, tag
+	prev, prevTag, prevG := x.push.seq[par], x.push.tag[par], x.push.root[par]
+	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, -1 // the lines' readers were their ranks (shmcoll_pushg.go)
+	x.push.pend[par] = 0 // this call's root waited for the last gathering call's root (below), its readers for the root
 	var step bool
 	var err error
 	if x.Rank() == a.Root {
 		if prevTag != 0 && seq > prev && eng.ShmReady() {
+			prevTag = 0
+		}
+		if prevTag != 0 && prevG >= 0 {
+			// That call gathered (shmcoll_pushg.go): its root read
+			// the lines and acknowledged as root; its contributors
+			// did not acknowledge.
+			if prevG != a.Root {
+				if err := pushFree(x, pushRootAckWord(lines, x.Size(), prevG, par), prevTag); err != nil {
+					return err
+				}
+			}
 			prevTag = 0
 		}
 		step, err = pushRoot(x, op, a, lines, tag, prevTag, par, code)
