@@ -70,10 +70,10 @@ const pushMinRanks = 3
 // (ShmSeq) and tag of the last pushed call of each parity, and whether the current
 // call runs the slotted form after its lines (push unavailable).
 type pushState struct {
-	n      uint32
-	seq    [2]uint64
-	tag    [2]uint64 // the tag of that call; 0: none yet
-	root   [2]int    // the root of that call if it gathered (shmcoll_pushg.go: the lines' reader); -1: it scattered
+	n    uint32
+	seq  [2]uint64
+	tag  [2]uint64 // the tag of that call; 0: none yet
+	root [2]int    // the root of that call if it gathered (shmcoll_pushg.go: the lines' reader); -1: it scattered
 	// pend: this rank's last contribution to a gathering call of each
 	// parity whose root may not have read it yet (its tag, root and step
 	// number; 0: none), for Finalize (pushSettle, shmcoll_pushg.go).
@@ -81,7 +81,7 @@ type pushState struct {
 	pendRoot   [2]int
 	pendSeq    [2]uint64
 	registered bool
-	follow bool
+	follow     bool
 }
 
 // installPush registers "push" for Scatterv and puts it in front of every
@@ -154,7 +154,7 @@ func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	// acknowledgements.
 	prev, prevTag, prevG := x.push.seq[par], x.push.tag[par], x.push.root[par]
 	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, -1 // the lines' readers were their ranks (shmcoll_pushg.go)
-	x.push.pend[par] = 0 // this call's root waited for the last gathering call's root (below), its readers for the root
+	x.push.pend[par] = 0                                              // this call's root waited for the last gathering call's root (below), its readers for the root
 	var step bool
 	var err error
 	if x.Rank() == a.Root {
