@@ -54,6 +54,10 @@ import (
 // installPushG registers "push" for Gather, Gatherv and Reduce and puts it
 // first on 3 or more ranks for Gather and Reduce up to pushMax bytes
 // (Gatherv's: registered, not chosen by the table).
+// pushReduceMinRanks: the table chooses Reduce's push from this many ranks
+// (installPushG says why).
+const pushReduceMinRanks = 7
+
 func installPushG() error {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpGatherv, coll.OpReduce} {
 		summary := "each rank writes its block of up to 616 bytes into its own line of shared memory and leaves; the root waits for each line and copies it"
@@ -78,6 +82,17 @@ func installPushG() error {
 		})
 		if err != nil {
 			return err
+		}
+		if op == coll.OpReduce {
+			// Reduce's push pays at 7 and 8 ranks only. Measured beside
+			// Open MPI at 17:42 UTC (sidebyside --loop --ops reduce,
+			// GOMPI_COLL_REDUCE=push|shm alternated, 8 and 512 B), the
+			// whole loop per call in µs, push against shm: 3 ranks 25-27
+			// against 15, 4 ranks 27-31 against 21, 5 ranks 42-44 against
+			// 38-40, 6 ranks 49-56 against 51-61, 7 ranks 52-63 against
+			// 60-73, 8 ranks 52-55 against 68-74. Below 7 the root finds
+			// no line written, sleeps, and waits for a chain of wake-ups.
+			rule.MinRanks = pushReduceMinRanks
 		}
 		if op == coll.OpGatherv {
 			// Not in the table: its blocks over a line go point to

@@ -197,6 +197,15 @@ func pushGRounds(c *gompi.Comm, inPlace, forced bool) error {
 	return nil
 }
 
+// pushIfFits forces push for call k where its vector fits a line (Reduce's
+// push is the table's choice only from 7 ranks).
+func pushIfFits(k int) []gompi.CollOption {
+	if pushGSize(k) <= 616 {
+		return []gompi.CollOption{gompi.WithAlgorithm("push")}
+	}
+	return nil
+}
+
 func TestPushGatherReduceAgainstReference(t *testing.T) {
 	for _, n := range vRanks() {
 		for _, inPlace := range []bool{false, true} {
@@ -225,7 +234,7 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 					if err := checkPushGather(d, k, k%n, false); err != nil {
 						return err
 					}
-					if err := checkPushReduce(d, k+1, (k+1)%n, false); err != nil {
+					if err := checkPushReduce(d, k+1, (k+1)%n, false, pushIfFits(k+1)...); err != nil {
 						return err
 					}
 					if err := checkPushGatherv(d, k+2, (k+2)%n, false, gompi.WithAlgorithm("push")); err != nil {
@@ -238,22 +247,25 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 	}
 }
 
-// TestPushGChosen: the table runs "push" for Gather and Reduce on 3 or more
-// ranks up to 616 bytes, not beyond and not on 2 ranks; never for Gatherv.
+// TestPushGChosen: the table runs "push" up to 616 bytes for Gather on 3 or
+// more ranks and for Reduce on 7 or more, not beyond and not on fewer;
+// never for Gatherv.
 func TestPushGChosen(t *testing.T) {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpReduce} {
-		for _, n := range []int{3, 4, 8, 17} {
+		from := 3
+		if op == coll.OpReduce {
+			from = gompi.PushReduceMinRanks
+		}
+		for _, n := range []int{2, 3, 4, 6, 7, 8, 17} {
 			for _, size := range []int{0, 8, 616} {
-				if got := coll.Select(op, n, size); got != "push" {
-					t.Errorf("%s on %d ranks, %d B: the table gives %q, want push", op, n, size, got)
+				got := coll.Select(op, n, size)
+				if want := n >= from; (got == "push") != want {
+					t.Errorf("%s on %d ranks, %d B: the table gives %q, push wanted: %v", op, n, size, got, want)
 				}
 			}
 			if got := coll.Select(op, n, 617); got == "push" {
 				t.Errorf("%s on %d ranks, 617 B: the table gives push", op, n)
 			}
-		}
-		if got := coll.Select(op, 2, 8); got == "push" {
-			t.Errorf("%s on 2 ranks: the table gives push", op)
 		}
 	}
 	for _, n := range []int{2, 3, 4, 8, 17} {
@@ -280,14 +292,14 @@ func TestPushGatherThenEnd(t *testing.T) {
 						return checkPushGather(c, 0, root, false)
 					case "gatherv":
 						return checkPushGatherv(c, 0, root, false, gompi.WithAlgorithm("push"))
-					case "reduce":
-						return checkPushReduce(c, 0, root, false)
+					case "reduce": // forced: the table runs it from 7 ranks
+						return checkPushReduce(c, 0, root, false, pushIfFits(0)...)
 					}
 					// Two calls of both parities, the first one's root late.
 					if err := checkPushGather(c, 0, root, false); err != nil {
 						return err
 					}
-					return checkPushReduce(c, 2, (root+1)%n, false)
+					return checkPushReduce(c, 2, (root+1)%n, false, pushIfFits(2)...)
 				})
 			})
 		}
