@@ -77,6 +77,19 @@ func checkPushScatter(c *gompi.Comm, k, root int, inPlace bool, opts ...gompi.Co
 	return nil
 }
 
+// stepsBetween runs, before round k from 30 on, a Barrier (even k) or an
+// Allreduce (odd k): another algorithm's shared-memory steps between the
+// pushed calls (pushBRounds, pushGRounds).
+func stepsBetween(c *gompi.Comm, k int) error {
+	if k < 30 {
+		return nil
+	}
+	if k%2 == 0 {
+		return c.Barrier()
+	}
+	return c.Allreduce([]byte{1, 2, 3, 4, 5, 6, 7, 8}, make([]byte, 8), gompi.Sum[int64]())
+}
+
 // pushBRounds runs 60 Bcasts and Scatters from rotating roots, with a
 // pushed Scatterv every third call and, from call 30 on, a Barrier or an
 // Allreduce before each.
@@ -84,16 +97,8 @@ func pushBRounds(c *gompi.Comm, inPlace, forced bool) error {
 	n := c.Size()
 	for k := range 60 {
 		root := (k*3 + 1) % n
-		if k >= 30 {
-			var err error
-			if k%2 == 0 {
-				err = c.Barrier()
-			} else {
-				err = c.Allreduce([]byte{1, 2, 3, 4, 5, 6, 7, 8}, make([]byte, 8), gompi.Sum[int64]())
-			}
-			if err != nil {
-				return err
-			}
+		if err := stepsBetween(c, k); err != nil {
+			return err
 		}
 		var opts []gompi.CollOption
 		if forced && pushBSize(k) <= 616 {

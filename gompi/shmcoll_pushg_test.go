@@ -150,16 +150,8 @@ func pushGRounds(c *gompi.Comm, inPlace, forced bool) error {
 	n := c.Size()
 	for k := range 60 {
 		root := (k*3 + 1) % n
-		if k >= 30 {
-			var err error
-			if k%2 == 0 {
-				err = c.Barrier()
-			} else {
-				err = c.Allreduce([]byte{1, 2, 3, 4, 5, 6, 7, 8}, make([]byte, 8), gompi.Sum[int64]())
-			}
-			if err != nil {
-				return err
-			}
+		if err := stepsBetween(c, k); err != nil {
+			return err
 		}
 		var opts, optsV []gompi.CollOption
 		if forced {
