@@ -153,9 +153,16 @@ func TestCMAvChosen(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}, {4, 4096}} {
+	for _, p := range []struct{ n, size int }{{2, 4096}, {2, 16384}} {
 		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_slots" {
 			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_slots", p.size, p.n, got)
+		}
+	}
+	// On 3 to 8 ranks the pairs' 32 KiB slots (internal/shm/collslot_pairs.go)
+	// take Alltoall's blocks of 4-32 KiB.
+	for _, p := range []struct{ n, size int }{{3, 4096}, {4, 4096}, {5, 16384}, {8, 32768}} {
+		if got := coll.Select(coll.OpAlltoall, p.n, p.size); got != "cma_pairwise" {
+			t.Errorf("alltoall of %d bytes on %d ranks: the table gives %q, want cma_pairwise", p.size, p.n, got)
 		}
 	}
 	for _, n := range []int{3, 4, 8} {

@@ -490,10 +490,20 @@ var pwPreferred = []struct {
 	minRanks int
 	minBytes int
 	maxBytes int // 0: no bound
+	maxRanks int // 0: no bound
 }{
-	{coll.OpAlltoall, tierCopy, 4, 32 << 10, 0},
-	{coll.OpAlltoall, tierCopy, 3, 256 << 10, 0},
-	{coll.OpAllgather, tierCopy, 0, 256 << 10, 0},
+	// 3-8 ranks, 4-32 KiB: every block fits its pair's 32 KiB slot
+	// (internal/shm/collslot_pairs.go), two short copies instead of a
+	// system call per block; in front of cma_slots and cma. Forced against
+	// the default beside Open MPI (sidebyside --sides go,c --loop --ops
+	// alltoall --n 3,4,5,8 --sizes 4096,8192,16384 --reps 3,
+	// GOMPI_COLL_ALLTOALL=cma_pairwise, 18:22 UTC), call µs: 3 ranks
+	// 10-13 against 12-35, 4 ranks 17-19 against 24-53, 5 ranks 25-33
+	// against 30-112, 8 ranks 54-71 against 58-260 (Open MPI 28-180).
+	{coll.OpAlltoall, tierFirst, 3, 4 << 10, 32 << 10, 8},
+	{coll.OpAlltoall, tierCopy, 4, 32 << 10, 0, 0},
+	{coll.OpAlltoall, tierCopy, 3, 256 << 10, 0, 0},
+	{coll.OpAllgather, tierCopy, 0, 256 << 10, 0, 0},
 	// Allgatherv (shmcoll_pairwise_allgatherv.go), tune of cma against
 	// cma_pairwise, median of 5, load 5-9: 4 ranks 256 KiB 380 against
 	// 187 µs, 1 MiB 582 against 426; 8 ranks 256 KiB 1437 against 630, 1 MiB
@@ -503,16 +513,16 @@ var pwPreferred = []struct {
 	// -> 712 and 463 -> 582 (the barrier after the call waits for what
 	// "cma"'s closing step waited for, and more), 8 ranks 3240 -> 4648 and
 	// 3081 -> 2933: 1 MiB stays "cma".
-	{coll.OpAllgatherv, tierCopy, 3, 256 << 10, 1<<20 - 1},
-	{coll.OpAlltoallv, tierFirst, 3, 0, 0},
-	{coll.OpAlltoallw, tierFirst, 3, 0, 0},
+	{coll.OpAllgatherv, tierCopy, 3, 256 << 10, 1<<20 - 1, 0},
+	{coll.OpAlltoallv, tierFirst, 3, 0, 0, 0},
+	{coll.OpAlltoallw, tierFirst, 3, 0, 0, 0},
 }
 
 // preferPairwise puts "cma_pairwise" where pwPreferred says. Call it before the rules of "cma" go in (preferCMAWhereFaster,
 // installCMAv): within a tier, rules apply in the order they were added.
 func preferPairwise() error {
 	for _, p := range pwPreferred {
-		r := coll.Rule{MinRanks: p.minRanks, MinBytes: p.minBytes, MaxBytes: p.maxBytes, Use: []string{"cma_pairwise"}}
+		r := coll.Rule{MinRanks: p.minRanks, MaxRanks: p.maxRanks, MinBytes: p.minBytes, MaxBytes: p.maxBytes, Use: []string{"cma_pairwise"}}
 		if err := prefer(p.op, p.tier, r); err != nil {
 			return err
 		}
