@@ -3,7 +3,6 @@
 package gompi
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 )
@@ -34,30 +33,7 @@ func TestCollManyWanted(t *testing.T) {
 // and a buffer it collapsed (published again and again) reads back
 // unchanged, on any number of ranks.
 func TestPublishBufMany(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 4, 8, 9} {
-		for _, size := range []int{0, 100, collNowMin - 1, collNowMin, 512 << 10, collHugeMin} {
-			src := make([]byte, size)
-			for i := range src {
-				src[i] = byte(i*5 + n)
-			}
-			want := make([]byte, cmaRecSize)
-			publishBuf(want, src)
-			for range 3 {
-				rec := make([]byte, cmaRecSize)
-				publishBufMany(rec, src, n)
-				if !bytes.Equal(rec, want) {
-					t.Fatalf("n %d, %d bytes: record %x, want %x", n, size, rec, want)
-				}
-			}
-			dst := make([]byte, size)
-			if err := peerBuf(want).read(dst, 0); err != nil {
-				t.Skipf("process_vm_readv refused here: %v", err)
-			}
-			if !bytes.Equal(dst, src) {
-				t.Fatalf("n %d, %d bytes: read back differs", n, size)
-			}
-		}
-	}
+	checkPublishAsBuf(t, publishBufMany, []int{1, 2, 3, 4, 8, 9}, []int{0, 100, collNowMin - 1, collNowMin, 512 << 10, collHugeMin}, 5)
 }
 
 // TestHugeManyChainAndReductions: the chain (Scan, Exscan, pushed and
