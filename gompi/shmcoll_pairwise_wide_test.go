@@ -22,12 +22,10 @@ func pwWideCounts(src, dst, m int) int { return (m - (src*5+dst*3)%7*1000) &^ 7 
 
 func checkPairwiseWide(c *gompi.Comm, k int) error {
 	for _, m := range []int{12000, 20000, 32768, 32769} {
-		for range 2 { // both scratch halves
-			if err := checkPairwise(c, k, m); err != nil {
-				return err
-			}
-			k++
+		if err := checkPairwiseHalves(c, k, m); err != nil {
+			return err
 		}
+		k += 2
 		if err := c.Barrier(); err != nil {
 			return err
 		}

@@ -232,6 +232,20 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			err = e
 		}
 	}
+	// block waits for rank r's line and returns its block if the line
+	// holds this call with want bytes; otherwise it records the error.
+	block := func(r, want int) ([]byte, bool) {
+		c, b, e := pushGLine(x, op, a, lines, r, tag, par)
+		switch {
+		case e != nil:
+			fail(e)
+		case int(c) != want:
+			fail(countMismatch(r, int(c), me, want))
+		default:
+			return b, true
+		}
+		return nil, false
+	}
 	var mask *uint32
 	if n <= pushMaskRanks {
 		// Whatever the word held before (another owner of the slot may
@@ -255,13 +269,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			if r == me {
 				continue
 			}
-			c, b, e := pushGLine(x, op, a, lines, r, tag, par)
-			switch {
-			case e != nil:
-				fail(e)
-			case int(c) != m:
-				fail(countMismatch(r, int(c), me, m))
-			default:
+			if b, ok := block(r, m); ok {
 				copy(a.Recv[r*m:(r+1)*m], b)
 			}
 		}
@@ -305,13 +313,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			if r == me {
 				continue
 			}
-			c, _, e := pushGLine(x, op, a, lines, r, tag, par)
-			switch {
-			case e != nil:
-				fail(e)
-			case int(c) != m:
-				fail(countMismatch(r, int(c), me, m))
-			}
+			block(r, m) // the fold below reads the lines in rank order
 		}
 		if err == nil {
 			// In rank order from the right, as fold does: the operator
