@@ -82,6 +82,7 @@ type pushState struct {
 	pendSeq    [2]uint64
 	registered bool
 	follow     bool
+	own        []byte // Reduce's root in place: a copy of its vector (shmcoll_pushr.go)
 }
 
 // installPush registers "push" for Scatterv and puts it in front of every

@@ -305,10 +305,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		}
 		fail(big.wait())
 	case coll.OpReduce:
-		v := contribution(a)
-		m := len(v)
-		var own [pushMax]byte
-		copy(own[:], v) // in place, v is recv, which the fold overwrites
+		m := len(contribution(a))
 		for r := range n {
 			if r == me {
 				continue
@@ -316,19 +313,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			block(r, m) // the fold below reads the lines in rank order
 		}
 		if err == nil {
-			// In rank order from the right, as fold does: the operator
-			// gets its left operand from the lower rank.
-			vec := func(r int) []byte {
-				if r == me {
-					return own[:m]
-				}
-				return pushLine(lines, r, par)[pushHdr : pushHdr+m]
-			}
-			acc := a.Recv[:m]
-			copy(acc, vec(n-1))
-			for r := n - 2; r >= 0; r-- {
-				a.Op.Apply(vec(r), acc)
-			}
+			pushReduceFold(x, a, lines, par) // shmcoll_pushr.go
 		}
 	}
 	if mask != nil {
