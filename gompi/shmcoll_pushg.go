@@ -56,7 +56,7 @@ import (
 // (Gatherv's: registered, not chosen by the table).
 // pushReduceMinRanks: the table chooses Reduce's push from this many ranks
 // (installPushG says why).
-const pushReduceMinRanks = 7
+const pushReduceMinRanks = 4
 
 func installPushG() error {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpGatherv, coll.OpReduce} {
@@ -84,14 +84,15 @@ func installPushG() error {
 			return err
 		}
 		if op == coll.OpReduce {
-			// Reduce's push pays at 7 and 8 ranks only. Measured beside
-			// Open MPI at 17:42 UTC (sidebyside --loop --ops reduce,
-			// GOMPI_COLL_REDUCE=push|shm alternated, 8 and 512 B), the
-			// whole loop per call in µs, push against shm: 3 ranks 25-27
-			// against 15, 4 ranks 27-31 against 21, 5 ranks 42-44 against
-			// 38-40, 6 ranks 49-56 against 51-61, 7 ranks 52-63 against
-			// 60-73, 8 ranks 52-55 against 68-74. Below 7 the root finds
-			// no line written, sleeps, and waits for a chain of wake-ups.
+			// Reduce's push pays from 4 ranks (3: the same loop as
+			// shm's, shm's call shorter). Measured beside Open MPI
+			// (branch red9, GOMPI_COLL_REDUCE=push|shm alternated, 5
+			// rounds, whole loop per call, µs): 4 ranks 8 B 23.4
+			// against 29.6 (Open MPI 25.4), 64 B 24.2 against 33.6, 512 B
+			// 38.8 against 51.8; 5 and 6 ranks 64/61 against 93/80; 3
+			// ranks 15.6 both. Before red9 the root's fold allocated 640
+			// bytes per call (shmcoll_pushr.go) and push was chosen from
+			// 7 ranks only.
 			rule.MinRanks = pushReduceMinRanks
 		}
 		if op == coll.OpGatherv {

@@ -190,7 +190,7 @@ func pushGRounds(c *gompi.Comm, inPlace, forced bool) error {
 }
 
 // pushIfFits forces push for call k where its vector fits a line (Reduce's
-// push is the table's choice only from 7 ranks).
+// push is the table's choice only from 4 ranks).
 func pushIfFits(k int) []gompi.CollOption {
 	if pushGSize(k) <= 616 {
 		return []gompi.CollOption{gompi.WithAlgorithm("push")}
@@ -240,7 +240,7 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 }
 
 // TestPushGChosen: the table runs "push" up to 616 bytes for Gather on 3 or
-// more ranks and for Reduce on 7 or more, not beyond and not on fewer;
+// more ranks and for Reduce on 4 or more, not beyond and not on fewer;
 // never for Gatherv.
 func TestPushGChosen(t *testing.T) {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpReduce} {
@@ -284,7 +284,7 @@ func TestPushGatherThenEnd(t *testing.T) {
 						return checkPushGather(c, 0, root, false)
 					case "gatherv":
 						return checkPushGatherv(c, 0, root, false, gompi.WithAlgorithm("push"))
-					case "reduce": // forced: the table runs it from 7 ranks
+					case "reduce": // forced: the table runs it from 4 ranks
 						return checkPushReduce(c, 0, root, false, pushIfFits(0)...)
 					}
 					// Two calls of both parities, the first one's root late.
