@@ -105,3 +105,31 @@ func TestNoteSourceNowSmallOrOff(t *testing.T) {
 		}
 	})
 }
+
+// TestNoteSourceNowThenNoteSource: a page collapsed by noteNow is not
+// queued again by NoteSource's notes (point-to-point credits the same
+// buffer: the linear Scatter's root), not even for NoteSource's retry;
+// one that may pass later (EAGAIN) is credited again by both.
+func TestNoteSourceNowThenNoteSource(t *testing.T) {
+	for _, again := range []bool{false, true} {
+		withFakeAdvise(t, again, func(got func() []uintptr) {
+			const P = uintptr(hugePage)
+			start := 5*P + 64<<10
+			noteNow(start, 1<<20, 2)
+			noteNow(start, 1<<20, 2)
+			if c := got(); !slices.Equal(c, []uintptr{5 * P}) {
+				t.Fatalf("again=%v: after two noteNow: collapses %#x, want [%#x]", again, c, 5*P)
+			}
+			for range 3 * hugeSeen {
+				noteRange(start, 1<<20)
+			}
+			c := got()
+			if !again && len(c) != 1 {
+				t.Fatalf("collapsed in the caller, then %d NoteSource notes: collapses %#x, want the caller's alone", 3*hugeSeen, c)
+			}
+			if again && len(c) < 2 {
+				t.Fatalf("a collapse to try again, then %d NoteSource notes: collapses %#x, want more than the caller's", 3*hugeSeen, c)
+			}
+		})
+	}
+}
