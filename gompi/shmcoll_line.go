@@ -33,10 +33,6 @@ const lineBuf = 256
 // their data area holds both ranks' whole vectors, twice what crosses.
 const lineBufWide = 4 * shm.PairWideData
 
-// Scatter's data area on the lines (both ranks' blocks) fits the staging
-// buffer too.
-var _ [lineBufWide - 2*shm.PairBlockData]byte
-
 // lineWide reports whether the layout kind uses the whole data block.
 func lineWide(kind int8) bool { return kind == lineReduceScatter || kind == lineReduceScatterB }
 
@@ -59,14 +55,8 @@ func startLine(x *collComm, s *shmAlg, a *coll.Args) ([]byte, bool) {
 		return nil, false
 	}
 	limit := lineBuf
-	switch {
-	case lineWide(pre.line):
+	if lineWide(pre.line) {
 		size, limit = shm.PairWideData, lineBufWide
-	case pre.line == lineScatter:
-		// The peer's block up to the whole arrival block (branch two9:
-		// 512 B went through the scratch half, the root's stores taking
-		// back the lines its peer had read from it).
-		size, limit = shm.PairBlockData, lineBufWide
 	}
 	need := s.sigBytes(2, a)
 	if need < 0 || need > limit {

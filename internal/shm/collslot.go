@@ -47,12 +47,11 @@ const CollSlots = 8
 // block k%2 again at step k+2, after its peer has arrived at step k+1, so
 // after it has read step k.
 //
-// A block is 640 bytes (five 128-byte pairs of lines): the data on the
+// A block is 384 bytes (three 128-byte pairs of lines): the data on the
 // word's own pair are the first PairLineData bytes, which every operation on
-// the lines uses; the reduce-scatters on two ranks use the first
-// PairWideData bytes (a 512-byte Reduce_scatter's 256-byte parts), whose
-// rest the reader takes from the two line pairs after the word's, and
-// Scatter all PairBlockData (a 512-byte block; branch two9).
+// the lines uses; the reduce-scatters on two ranks use all PairWideData
+// bytes (a 512-byte Reduce_scatter's 256-byte parts), whose rest the
+// reader takes from the two line pairs after the word's.
 
 // A slot of more than two ranks may also order who leaves a step: its
 // leader (rank 0) leaves first, and the others wait until it has (Lead,
@@ -85,15 +84,9 @@ type CollCtl struct {
 const PairLineData = 120
 
 // PairWideData is the number of data bytes beside a two-rank step's
-// arrival word that the reduce-scatters use: PairLineData on the word's
-// pair of lines, the rest on the next two pairs.
-const PairWideData = 376
-
-// PairBlockData is the number of data bytes beside a two-rank step's
 // arrival word in all (PairData's length): PairLineData on the word's pair
-// of lines, the rest on the next four pairs. Two-rank Scatter's block for
-// the peer rides there up to this size (issue 18, branch two9: 512 B).
-const PairBlockData = 632
+// of lines, the rest on the next two pairs.
+const PairWideData = 376
 
 // pairWord is one rank's arrival word of one step parity in a two-rank
 // slot: 1 + the last collective of that parity it arrived at (a futex
@@ -101,7 +94,7 @@ const PairBlockData = 632
 type pairWord struct {
 	seq      uint32
 	sleepers int32
-	data     [PairBlockData]byte
+	data     [PairWideData]byte
 }
 
 // word returns rank's arrival word of collective k in a two-rank slot.
@@ -112,7 +105,7 @@ func (c *CollCtl) word(rank int, k uint64) *pairWord { return &c.pair[rank][k&1]
 // reads them after it has seen that arrival and before it arrives at k+1.
 func (c *CollCtl) PairData(rank int, k uint64) []byte { return c.word(rank, k).data[:] }
 
-const collCtlSize = 2944
+const collCtlSize = 1920
 
 func init() {
 	if unsafe.Sizeof(CollCtl{}) != collCtlSize {
