@@ -82,6 +82,7 @@ type pushState struct {
 	pendSeq    [2]uint64
 	registered bool
 	follow     bool
+	gvP2P      bool // a read of this rank's Gatherv block was refused: send them point to point (shmcoll_pushgv.go)
 }
 
 // installPush registers "push" for Scatterv and puts it in front of every
