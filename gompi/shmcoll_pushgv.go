@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
+	"github.com/gompi/gompi/internal/shm"
 )
 
 // Gatherv's push with the blocks over a line copied once (issue 18, branch
@@ -44,7 +45,28 @@ import (
 const (
 	pushCMA     = pushStep - 1
 	pushGvTable = pushStep - 2
+	pushInBig   = pushStep - 3 // the block is in the contributor's push area (pushBigArea)
 )
+
+// pushBigArea returns rank r's push area of parity par (shm.PushBigSize
+// bytes after the lines of acknowledgements), or nil where the slot has
+// none (hosts of more than shm.PushBigMaxRanks ranks): every rank of the
+// communicator finds the same.
+func pushBigArea(lines []byte, n, r int, par uint32) []byte {
+	off := 2*n*shm.PushLineSize + n*shm.PushAckSize + (2*r+int(par))*shm.PushBigSize
+	if off+shm.PushBigSize > len(lines) {
+		return nil
+	}
+	return lines[off : off+shm.PushBigSize : off+shm.PushBigSize]
+}
+
+// pushGvSingle says whether a block of c bytes goes by single copy (or,
+// where that is off, point to point): over a line, and over the push area
+// or with none. A contributor decides from its own count, the root from
+// its recvcounts, alike.
+func pushGvSingle(lines []byte, n, c int) bool {
+	return c > pushMax && (c > shm.PushBigSize || pushBigArea(lines, n, n-1, 1) == nil)
+}
 
 // The layout after pushHdr of the root's line: the record of its receive
 // buffer (cmaRecSize), then per rank its count and displacement there (8
@@ -65,7 +87,7 @@ func pushGvPublish(x *collComm, a *coll.Args, lines []byte, tag, prevTag uint64,
 	n, me := x.Size(), x.Rank()
 	big := false
 	for r := range n {
-		big = big || (r != me && a.RecvCounts[r] > pushMax)
+		big = big || (r != me && pushGvSingle(lines, n, a.RecvCounts[r]))
 	}
 	if !big {
 		return nil
@@ -99,6 +121,11 @@ func pushGvPublish(x *collComm, a *coll.Args, lines []byte, tag, prevTag uint64,
 // pushHdr either way.
 func pushGvWriteBig(x *collComm, a *coll.Args, lines, l, b []byte, tag uint64, par uint32) (sent bool, err error) {
 	binary.LittleEndian.PutUint64(l[pushHdr:], uint64(len(b)))
+	if !pushGvSingle(lines, x.Size(), len(b)) {
+		scratchCopy(x.Size(), pushBigArea(lines, x.Size(), x.Rank(), par), b)
+		binary.LittleEndian.PutUint32(l[pushCount:], pushInBig)
+		return true, nil
+	}
 	if !x.push.gvP2P && x.c.cma.Load() != cmaOff && cmaEnabled() {
 		sent, err = pushGvWrite(x, a, lines, b, tag, par)
 	}
@@ -160,6 +187,13 @@ func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32,
 		}
 		dst := a.Recv[a.RecvDispls[r]:][:a.RecvCounts[r]]
 		switch c {
+		case pushInBig:
+			got := binary.LittleEndian.Uint64(pushLine(lines, r, par)[pushHdr:])
+			if got != uint64(len(dst)) {
+				fail(countMismatch(r, int(got), me, len(dst)))
+				continue
+			}
+			copy(dst, pushBigArea(lines, n, r, par))
 		case pushCMA, pushStep:
 			got := binary.LittleEndian.Uint64(pushLine(lines, r, par)[pushHdr:])
 			switch {
@@ -185,7 +219,7 @@ func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32,
 
 // pushGvLine says whether a line's count word is one of Gatherv's blocks
 // that are not in the line.
-func pushGvLine(c uint32) bool { return c == pushStep || c == pushCMA }
+func pushGvLine(c uint32) bool { return c == pushStep || c == pushCMA || c == pushInBig }
 
 // pushGvTableMaxRanks: the table chooses Gatherv's push on 3 to this many
 // ranks (measured on 3, 4 and 8).
