@@ -16,6 +16,11 @@ import (
 //
 //   - up to pushMax bytes: the block in the line; the contributor leaves
 //     at once (as Gather's push);
+//   - up to shm.PushBigSize (32 KiB) where the slot has push areas (hosts
+//     of up to 8 ranks) (pushInBig): the count in the line, the block in
+//     the contributor's own push area of the call's parity, which is
+//     reused as the line is; it leaves at once, and the root copies the
+//     block out (two copies, as "cma"'s slots, but no step and no wait);
 //   - larger (pushCMA): the contributor waits for the root's own line,
 //     where the root has published its receive buffer (pid, address,
 //     length: publishBuf) and every rank's count and displacement in it,
@@ -28,13 +33,16 @@ import (
 //     the count in the line, the block point to point, which the root
 //     receives.
 //
-// The root publishes its line only when a count other than its own is
-// over a line (it knows every count, the contributors of such blocks know
-// they are), so a call of small blocks costs what Gather's push costs. The
-// root's line is then written as a contributor's is (after the last root
-// of its parity has acknowledged it: runPushG), and read by the
-// contributors before they set their bits in the root's mask: once the
-// root has every bit, nobody reads its line or writes its buffer any more.
+// The root publishes its line only when a count other than its own goes
+// by single copy (pushGvSingle: the root knows every count, a contributor
+// its own, and both decide alike), so a call of smaller blocks costs what
+// Gather's push costs. Counts that disagree about that make a contributor
+// wait for a root's line that never comes, until the job's wait timeout,
+// as the other pushed calls do. The root's line is written as a
+// contributor's is (after the last root of its parity has acknowledged
+// it: runPushG), and read by the contributors before they set their bits
+// in the root's mask: once the root has every bit, nobody reads its line
+// or writes its buffer any more.
 // A refused write (the kernel's ptrace rules may differ between pairs of
 // processes) sends that block point to point: the result is right all
 // the same.
@@ -222,7 +230,10 @@ func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32,
 func pushGvLine(c uint32) bool { return c == pushStep || c == pushCMA || c == pushInBig }
 
 // pushGvTableMaxRanks: the table chooses Gatherv's push on 3 to this many
-// ranks (measured on 3, 4 and 8).
+// ranks, at every size (Gatherv's size in the table is 0), where its whole
+// loop was as short as "cma"'s or shorter: measured on 3, 4, 6 and 8 ranks
+// against "cma" beside Open MPI (docs/PERFORMANCE.md, "Gatherv pushed at
+// every size"). Beyond 8 ranks the slots have no push areas.
 const pushGvTableMaxRanks = 8
 
 // pushGvRule is Gatherv's push in the table, in front of "cma".
