@@ -47,13 +47,13 @@ import (
 //
 // Gatherv: only the root knows every count, and the contributors write
 // before the root says anything. A contributor whose block does not fit a
-// line (pushMax) writes pushStep and its count into its line and sends the
-// block point to point to the root (the call's tag base: Gatherv's push
-// takes one on every rank alike; not tagless); the root receives it there.
+// line (pushMax) names in its line how it comes (shmcoll_pushgv.go): in its
+// push area, written into the root's buffer, or point to point (the call's
+// tag base: Gatherv's push takes one on every rank alike; not tagless).
 
 // installPushG registers "push" for Gather, Gatherv and Reduce and puts it
-// first on 3 or more ranks for Gather and Reduce up to pushMax bytes
-// (Gatherv's: registered, not chosen by the table).
+// first on 3 or more ranks for Gather up to pushMax bytes, on 7 or more
+// for Reduce, and on 3 to 8 ranks at every size for Gatherv.
 // pushReduceMinRanks: the table chooses Reduce's push from this many ranks
 // (installPushG says why).
 const pushReduceMinRanks = 7
@@ -107,8 +107,8 @@ func installPushG() error {
 }
 
 // pushGFits says whether every rank's block (Reduce: the vector) fits a
-// line, as every rank computes alike (Gatherv: always; its larger blocks go
-// point to point).
+// line, as every rank computes alike (Gatherv: on up to pushGvMaxRanks,
+// where the root's table fits its line; its larger blocks go another way).
 func pushGFits(op coll.Operation, a *coll.Args, n int) bool {
 	switch op {
 	case coll.OpGather:
@@ -157,7 +157,8 @@ func runPushG(x *collComm, op coll.Operation, a *coll.Args) error {
 }
 
 // pushGWrite writes this contributor's line: its block, or (Gatherv, a
-// block over a line) pushStep and the count, then sends the block.
+// block over a line) the count and how the block comes (pushGvWriteBig),
+// sending it point to point where it goes so.
 func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag, prevTag uint64, prevRoot int, par uint32) error {
 	n, me := x.Size(), x.Rank()
 	if prevTag != 0 {
@@ -227,7 +228,7 @@ func pushGLine(x *collComm, op coll.Operation, a *coll.Args, lines []byte, r int
 }
 
 // pushGRoot reads every contributor's line, copies or folds the blocks,
-// receives Gatherv's larger blocks, and acknowledges.
+// receives Gatherv's blocks that come point to point, and acknowledges.
 func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag uint64, par uint32) error {
 	n, me := x.Size(), x.Rank()
 	var err error
