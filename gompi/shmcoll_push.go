@@ -83,6 +83,7 @@ type pushState struct {
 	registered bool
 	follow     bool
 	own        []byte // Reduce's root in place: a copy of its vector (shmcoll_pushr.go)
+	gvP2P      bool   // a read of this rank's Gatherv block was refused: send them point to point (shmcoll_pushgv.go)
 }
 
 // installPush registers "push" for Scatterv and puts it in front of every

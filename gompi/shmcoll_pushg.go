@@ -47,13 +47,13 @@ import (
 //
 // Gatherv: only the root knows every count, and the contributors write
 // before the root says anything. A contributor whose block does not fit a
-// line (pushMax) writes pushStep and its count into its line and sends the
-// block point to point to the root (the call's tag base: Gatherv's push
-// takes one on every rank alike; not tagless); the root receives it there.
+// line (pushMax) names in its line how it comes (shmcoll_pushgv.go): in its
+// push area, written into the root's buffer, or point to point (the call's
+// tag base: Gatherv's push takes one on every rank alike; not tagless).
 
 // installPushG registers "push" for Gather, Gatherv and Reduce and puts it
-// first on 3 or more ranks for Gather and Reduce up to pushMax bytes
-// (Gatherv's: registered, not chosen by the table).
+// first on 3 or more ranks for Gather up to pushMax bytes, on 7 or more
+// for Reduce, and on 3 to 8 ranks at every size for Gatherv.
 // pushReduceMinRanks: the table chooses Reduce's push from this many ranks
 // (installPushG says why).
 const pushReduceMinRanks = 4
@@ -64,7 +64,7 @@ func installPushG() error {
 		rule := coll.Rule{MinRanks: pushMinRanks, MaxBytes: pushMax, Use: []string{"push"}}
 		switch op {
 		case coll.OpGatherv:
-			summary = "each rank writes its block into its own line of shared memory and leaves (a block over 616 bytes: its count in the line, the block point to point); the root waits for each line and copies it (not chosen by the table)"
+			summary = "each rank writes its block of up to 616 bytes into its own line of shared memory and leaves; a larger block its rank writes straight into the root's buffer (process_vm_writev) at the displacement the root published in its own line, then leaves; the root waits for each line and copies the small blocks"
 		case coll.OpReduce:
 			summary = "each rank writes its vector of up to 616 bytes into its own line of shared memory and leaves; the root waits for the lines and folds them in rank order"
 		}
@@ -96,11 +96,9 @@ func installPushG() error {
 			rule.MinRanks = pushReduceMinRanks
 		}
 		if op == coll.OpGatherv {
-			// Not in the table: its blocks over a line go point to
-			// point, and at 4 KiB-256 KiB that measured 2-7x the
-			// table's "cma" (4 ranks, 4 KiB: 43-48 µs against 6-8);
-			// GOMPI_COLL_GATHERV=push or WithAlgorithm("push") runs it.
-			continue
+			// In the table on 3 to pushGvTableMaxRanks ranks, at every
+			// size (Gatherv's is 0): shmcoll_pushgv.go says why.
+			rule = pushGvRule
 		}
 		if err := preferFront(op, rule); err != nil {
 			return err
@@ -110,8 +108,8 @@ func installPushG() error {
 }
 
 // pushGFits says whether every rank's block (Reduce: the vector) fits a
-// line, as every rank computes alike (Gatherv: always; its larger blocks go
-// point to point).
+// line, as every rank computes alike (Gatherv: on up to pushGvMaxRanks,
+// where the root's table fits its line; its larger blocks go another way).
 func pushGFits(op coll.Operation, a *coll.Args, n int) bool {
 	switch op {
 	case coll.OpGather:
@@ -119,7 +117,7 @@ func pushGFits(op coll.Operation, a *coll.Args, n int) bool {
 	case coll.OpReduce:
 		return len(contribution(a)) <= pushMax
 	}
-	return true
+	return pushGvFits(n)
 }
 
 // runPushG runs one pushed Gather, Gatherv or Reduce.
@@ -136,17 +134,22 @@ func runPushG(x *collComm, op coll.Operation, a *coll.Args) error {
 	prev, prevTag, prevRoot := x.push.seq[par], x.push.tag[par], x.push.root[par]
 	x.push.seq[par], x.push.tag[par], x.push.root[par] = seq, tag, a.Root
 	var err error
+	if prevTag != 0 && (prevRoot < 0 || prevRoot == x.Rank() || (seq > prev && eng.ShmReady())) {
+		prevTag = 0
+	}
 	if x.Rank() == a.Root {
-		x.push.pend[par] = 0 // it read the lines, after the last root of this parity
-		err = pushGRoot(x, op, a, lines, tag, par)
+		x.push.pend[par] = 0      // it read the lines, after the last root of this parity
+		if op == coll.OpGatherv { // its buffer in its line for blocks over a line (shmcoll_pushgv.go)
+			err = pushGvPublish(x, a, lines, tag, prevTag, prevRoot, par)
+		}
+		if err == nil {
+			err = pushGRoot(x, op, a, lines, tag, par)
+		}
 	} else {
 		x.push.pend[par], x.push.pendRoot[par], x.push.pendSeq[par] = tag, a.Root, seq
 		if !x.push.registered {
 			pushRegister(x.c)
 			x.push.registered = true
-		}
-		if prevTag != 0 && (prevRoot < 0 || prevRoot == x.Rank() || (seq > prev && eng.ShmReady())) {
-			prevTag = 0
 		}
 		err = pushGWrite(x, op, a, lines, tag, prevTag, prevRoot, par)
 	}
@@ -155,7 +158,8 @@ func runPushG(x *collComm, op coll.Operation, a *coll.Args) error {
 }
 
 // pushGWrite writes this contributor's line: its block, or (Gatherv, a
-// block over a line) pushStep and the count, then sends the block.
+// block over a line) the count and how the block comes (pushGvWriteBig),
+// sending it point to point where it goes so.
 func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag, prevTag uint64, prevRoot int, par uint32) error {
 	n, me := x.Size(), x.Rank()
 	if prevTag != 0 {
@@ -165,15 +169,16 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 	}
 	b := contribution(a) // Gather, Gatherv: the send block (a contributor is never in place)
 	l := pushLine(lines, me, par)
-	big := len(b) > pushMax
-	c := uint32(len(b))
-	if big {
-		binary.LittleEndian.PutUint32(l[pushHdr:], c)
-		c = pushStep
+	big, sent := len(b) > pushMax, false
+	if big { // Gatherv (shmcoll_pushgv.go)
+		var err error
+		if sent, err = pushGvWriteBig(x, a, lines, l, b, tag, par); err != nil {
+			return err
+		}
 	} else {
 		copy(l[pushHdr:], b)
+		binary.LittleEndian.PutUint32(l[pushCount:], uint32(len(b)))
 	}
-	binary.LittleEndian.PutUint32(l[pushCount:], c)
 	binary.LittleEndian.PutUint32(l[pushCode:], opCode(op))
 	binary.LittleEndian.PutUint32(l[pushRootW:], uint32(int32(a.Root)))
 	binary.LittleEndian.PutUint32(l[pushTag+4:], uint32(tag>>32))
@@ -190,7 +195,7 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 	} else {
 		x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag))
 	}
-	if big {
+	if big && !sent {
 		return x.Send(b, a.Root, vTag)
 	}
 	return nil
@@ -214,7 +219,7 @@ func pushGLine(x *collComm, op coll.Operation, a *coll.Args, lines []byte, r int
 		return 0, nil, fmt.Errorf("%w: rank %d expects a %s to root %d, rank %d's line holds another call (root %d)",
 			coll.ErrMismatch, x.Rank(), op, a.Root, r, root)
 	}
-	if c == pushStep {
+	if pushGvLine(c) {
 		return c, nil, nil
 	}
 	if c > pushMax {
@@ -224,7 +229,7 @@ func pushGLine(x *collComm, op coll.Operation, a *coll.Args, lines []byte, r int
 }
 
 // pushGRoot reads every contributor's line, copies or folds the blocks,
-// receives Gatherv's larger blocks, and acknowledges.
+// receives Gatherv's blocks that come point to point, and acknowledges.
 func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag uint64, par uint32) error {
 	n, me := x.Size(), x.Rank()
 	var err error
@@ -248,6 +253,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		return nil, false
 	}
 	var mask *uint32
+	var big *bigBlocks // Gatherv's blocks that come point to point, after the acknowledgement
 	if n <= pushMaskRanks {
 		// Whatever the word held before (another owner of the slot may
 		// have left other data there) stays; the contributors add
@@ -275,36 +281,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			}
 		}
 	case coll.OpGatherv:
-		if a.Send != nil {
-			copy(a.Recv[a.RecvDispls[me]:][:a.RecvCounts[me]], a.Send)
-		}
-		var big bigBlocks
-		for r := range n {
-			if r == me {
-				continue
-			}
-			c, b, e := pushGLine(x, op, a, lines, r, tag, par)
-			dst := a.Recv[a.RecvDispls[r]:][:a.RecvCounts[r]]
-			if e == nil && c == pushStep {
-				l := pushLine(lines, r, par)
-				c = binary.LittleEndian.Uint32(l[pushHdr:])
-				if int(c) == len(dst) {
-					big.irecv(x, dst, r)
-					continue
-				}
-				// The sender sends all the same: take it, then fail.
-				big.irecv(x, make([]byte, c), r)
-			}
-			switch {
-			case e != nil:
-				fail(e)
-			case int(c) != len(dst):
-				fail(countMismatch(r, int(c), me, len(dst)))
-			default:
-				copy(dst, b)
-			}
-		}
-		fail(big.wait())
+		big = pushGvRoot(x, a, lines, tag, par, fail)
 	case coll.OpReduce:
 		m := len(contribution(a))
 		for r := range n {
@@ -321,6 +298,9 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		atomic.StoreUint32(mask, 0) // before the acknowledgement, after which the next bits come
 	}
 	pushAcknowledge(x, pushRootAckWord(lines, n, me, par), tag)
+	if big != nil {
+		fail(big.wait())
+	}
 	return err
 }
 

@@ -240,8 +240,7 @@ func TestPushGatherReduceSlotReused(t *testing.T) {
 }
 
 // TestPushGChosen: the table runs "push" up to 616 bytes for Gather on 3 or
-// more ranks and for Reduce on 4 or more, not beyond and not on fewer;
-// never for Gatherv.
+// more ranks and for Reduce on 4 or more, not beyond and not on fewer.
 func TestPushGChosen(t *testing.T) {
 	for _, op := range []coll.Operation{coll.OpGather, coll.OpReduce} {
 		from := 3
@@ -260,11 +259,7 @@ func TestPushGChosen(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{2, 3, 4, 8, 17} {
-		if got := coll.Select(coll.OpGatherv, n, 0); got == "push" {
-			t.Errorf("gatherv on %d ranks: the table gives push (forced only)", n)
-		}
-	}
+	// Gatherv: TestPushGvChosen (shmcoll_pushgv_test.go).
 }
 
 // TestPushGatherThenEnd: contributors that leave a pushed Gather, Gatherv

@@ -151,10 +151,7 @@ func TestSplitChosen(t *testing.T) {
 		if got := coll.Select(op, 2, 0); got != "cma_split" {
 			t.Errorf("%s on 2 ranks: the table gives %q, want cma_split", op, got)
 		}
-		want := "cma"
-		if op == coll.OpScatterv {
-			want = "push" // shmcoll_push.go, in front of cma on 3 or more ranks
-		}
+		want := "push" // Scatterv: shmcoll_push.go, Gatherv: shmcoll_pushgv.go, in front of cma on 3 or more ranks
 		if got := coll.Select(op, 3, 0); got != want {
 			t.Errorf("%s on 3 ranks: the table gives %q, want %s", op, got, want)
 		}

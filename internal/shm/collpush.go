@@ -27,8 +27,27 @@ const PushLineSize = 640
 // PushAckSize is the size of one rank's line of acknowledgements.
 const PushAckSize = 64
 
+// PushBigSize is the size of one rank's push area of one parity, after
+// the lines of acknowledgements, on hosts of up to PushBigMaxRanks ranks:
+// rank r's of parity p at 2n·PushLineSize + n·PushAckSize +
+// (2r+p)·PushBigSize. A Gatherv contributor copies a block of up to this
+// size there and leaves (gompi/shmcoll_pushgv.go); pages are touched only
+// where used.
+const PushBigSize = 32 << 10
+
+// PushBigMaxRanks is the most ranks on a host whose slots have the push
+// areas of PushBigSize (8 slots of 2·8·32 KiB: 4 MiB of address space at
+// 8 ranks).
+const PushBigMaxRanks = 8
+
 // collPush is the size of one slot's push lines on a host of n ranks.
-func collPush(n int) int64 { return align(int64(n)*(2*PushLineSize+PushAckSize), 4096) }
+func collPush(n int) int64 {
+	per := int64(2*PushLineSize + PushAckSize)
+	if n <= PushBigMaxRanks {
+		per += 2 * PushBigSize
+	}
+	return align(int64(n)*per, 4096)
+}
 
 // CollPush returns slot i's push lines: rank r's line of parity p at
 // (2r+p)·PushLineSize, its acknowledgements at 2n·PushLineSize +
