@@ -69,9 +69,6 @@ func installCollectives() error {
 	if err := installPush(); err != nil { // Scatterv into the readers' own lines (shmcoll_push.go); before installCMAv
 		return err
 	}
-	if err := installPushA(); err != nil { // Alltoall and Allgather into the readers' own lines (shmcoll_pusha.go)
-		return err
-	}
 	if err := installCMAv(); err != nil { // single copy for the forms with per-rank counts (shmcoll_cmav.go)
 		return err
 	}

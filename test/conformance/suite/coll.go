@@ -184,8 +184,8 @@ func defaultSelection(short bool) func(c *gompi.Comm) error {
 
 // everyAlgorithm makes a case for each registered algorithm of the
 // operations checkColls covers, run through the real runtime on 3 and 8
-// ranks. The shared-memory algorithms ("shm", Scan's "chain", the "push" of
-// Scatter, Bcast, Gather, Reduce, Alltoall and Allgather, and the
+// ranks. The shared-memory algorithms ("shm", Scan's "chain", Scatter's and
+// Bcast's "push", and the
 // single-copy "cma", "cma_slots" and "cma_pairwise", which copy straight
 // out of the peers' memory) live in the pure-Go runtime's
 // segment: left out over MPI, and skipped where a peer is reached otherwise
@@ -217,8 +217,6 @@ func everyAlgorithm() []Case {
 				switch {
 				case alg.Name == "shm":
 					sizes = []int{0, 5, 40} // it must fit the scratch area
-				case alg.Name == "push" && (op == coll.OpAlltoall || op == coll.OpAllgather):
-					sizes = []int{0, 5, 15} // Alltoall's and Allgather's: all of a reader's blocks within a line (8 ranks, 4 B elements)
 				case alg.Name == "push" && op != coll.OpScatterv:
 					sizes = []int{0, 5, 150} // Scatter's and Bcast's: a block must fit a line (616 B)
 				case singleCopy:
