@@ -93,13 +93,7 @@ func refusedRounds(t *testing.T, agree func(c *gompi.Comm) error, round func(c *
 					if !gompi.CMAOn(c) {
 						t.Skip("single copy is off here")
 					}
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					if c.Rank() == 0 {
-						gompi.SetCMARefuse(mode)
-					}
-					if err := c.Barrier(); err != nil {
+					if err := refuseFromRank0(c, mode); err != nil {
 						return err
 					}
 					for k := 1; k < 5; k++ {
@@ -214,4 +208,17 @@ func checkAlltoallSlots(c *gompi.Comm, k, m int) error {
 		}
 	}
 	return nil
+}
+
+// refuseFromRank0 makes rank 0's single-copy reads or writes refused (mode
+// as SetCMARefuse) from the same call on every rank: a Barrier before and
+// after rank 0 sets it.
+func refuseFromRank0(c *gompi.Comm, mode int32) error {
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	if c.Rank() == 0 {
+		gompi.SetCMARefuse(mode)
+	}
+	return c.Barrier()
 }

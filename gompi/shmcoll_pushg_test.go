@@ -72,37 +72,10 @@ func checkPushGather(c *gompi.Comm, k, root int, inPlace bool, opts ...gompi.Col
 	return nil
 }
 
-// checkPushGatherv: rank r sends pushGSize(k+r) bytes, placed in reverse
-// rank order with a gap of 3 bytes before each.
+// checkPushGatherv: rank r sends pushGSize(k+r) bytes (placed as
+// checkPushGvCounts places them).
 func checkPushGatherv(c *gompi.Comm, k, root int, inPlace bool, opts ...gompi.CollOption) error {
-	n, me := c.Size(), c.Rank()
-	counts, displs := make([]int, n), make([]int, n)
-	total := 0
-	for r := n - 1; r >= 0; r-- {
-		counts[r] = pushGSize(k + r)
-		displs[r] = total + 3
-		total += 3 + counts[r]
-	}
-	send := pushGData(k, root, me, counts[me])
-	var recv, want []byte
-	if me == root {
-		recv = make([]byte, total)
-		want = make([]byte, total)
-		for r := range n {
-			copy(want[displs[r]:], pushGData(k, root, r, counts[r]))
-		}
-		if inPlace {
-			copy(recv[displs[me]:], send)
-			send = gompi.InPlace[byte]()
-		}
-	}
-	if err := c.Gatherv(send, recv, counts, displs, root, opts...); err != nil {
-		return fmt.Errorf("gatherv %d to %d: %w", k, root, err)
-	}
-	if me == root && string(recv) != string(want) {
-		return fmt.Errorf("gatherv %d to %d on %d ranks: got %v, want %v", k, root, n, recv, want)
-	}
-	return nil
+	return checkPushGvCounts(c, k, root, inPlace, func(r int) int { return pushGSize(k + r) }, opts...)
 }
 
 func checkPushReduce(c *gompi.Comm, k, root int, inPlace bool, opts ...gompi.CollOption) error {

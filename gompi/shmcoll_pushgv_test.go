@@ -154,13 +154,7 @@ func TestPushGathervRefused(t *testing.T) {
 			t.Run(fmt.Sprintf("mode-%d/%d-ranks", mode, n), func(t *testing.T) {
 				defer gompi.SetCMARefuse(0)
 				run(t, n, func(c *gompi.Comm) error {
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					if c.Rank() == 0 {
-						gompi.SetCMARefuse(mode)
-					}
-					if err := c.Barrier(); err != nil {
+					if err := refuseFromRank0(c, mode); err != nil {
 						return err
 					}
 					return pushGvRounds(c, false, gompi.WithAlgorithm("push"))
