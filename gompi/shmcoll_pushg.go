@@ -52,8 +52,9 @@ import (
 // tag base: Gatherv's push takes one on every rank alike; not tagless).
 
 // installPushG registers "push" for Gather, Gatherv and Reduce and puts it
-// first on 3 or more ranks for Gather up to pushMax bytes, on 7 or more
-// for Reduce, and on 3 to 8 ranks at every size for Gatherv.
+// first on 3 or more ranks for Gather up to pushMax bytes, on
+// pushReduceMinRanks (4) or more for Reduce, and on 3 to
+// pushGvTableMaxRanks (8) ranks at every size for Gatherv.
 // pushReduceMinRanks: the table chooses Reduce's push from this many ranks
 // (installPushG says why).
 const pushReduceMinRanks = 4
@@ -253,7 +254,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		return nil, false
 	}
 	var mask *uint32
-	var big *bigBlocks // Gatherv's blocks that come point to point, after the acknowledgement
+	var big bigBlocks // Gatherv's blocks that come point to point, waited for after the acknowledgement
 	if n <= pushMaskRanks {
 		// Whatever the word held before (another owner of the slot may
 		// have left other data there) stays; the contributors add
@@ -281,7 +282,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 			}
 		}
 	case coll.OpGatherv:
-		big = pushGvRoot(x, a, lines, tag, par, fail)
+		pushGvRoot(x, a, lines, tag, par, fail, &big)
 	case coll.OpReduce:
 		m := len(contribution(a))
 		for r := range n {
@@ -298,9 +299,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		atomic.StoreUint32(mask, 0) // before the acknowledgement, after which the next bits come
 	}
 	pushAcknowledge(x, pushRootAckWord(lines, n, me, par), tag)
-	if big != nil {
-		fail(big.wait())
-	}
+	fail(big.wait()) // nothing to wait for but in a Gatherv with blocks point to point
 	return err
 }
 

@@ -177,13 +177,13 @@ func pushGvWrite(x *collComm, a *coll.Args, lines, b []byte, tag uint64, par uin
 // pushGvRoot is the root's part of a pushed Gatherv once every line has
 // been written: it copies the blocks in the lines, checks the counts of
 // those already in its buffer, and posts the receives of those that come
-// point to point, which the caller waits for.
-func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32, fail func(error)) *bigBlocks {
+// point to point into big, which the caller waits for (after its
+// acknowledgement). big is the caller's, so that a call allocates nothing.
+func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32, fail func(error), big *bigBlocks) {
 	n, me := x.Size(), x.Rank()
 	if a.Send != nil {
 		copy(a.Recv[a.RecvDispls[me]:][:a.RecvCounts[me]], a.Send)
 	}
-	var big bigBlocks
 	for r := range n {
 		if r == me {
 			continue
@@ -222,7 +222,6 @@ func pushGvRoot(x *collComm, a *coll.Args, lines []byte, tag uint64, par uint32,
 		}
 	}
 	runtime.KeepAlive(a.Recv)
-	return &big
 }
 
 // pushGvLine says whether a line's count word is one of Gatherv's blocks

@@ -29,6 +29,17 @@ func NoteSourceNow(buf []byte, publishes int) {
 }
 
 // noteNow is NoteSourceNow of the n bytes at start.
+//
+// A page collapsed here is marked done for NoteSource too (queued 2, its
+// "once more, then never" spent). It was left at queued 1, so the next
+// NoteSource of the same page (point-to-point credits every send's source:
+// the linear Bcast and Scatter, whose root's buffer noteLinearRoot
+// collapses here) queued the retry meant for a background collapse that
+// may have failed, and the worker collapsed the page a second time a few
+// calls later, inside the timed calls (strace of golaunch -n 4 benches
+// osu --op scatter --sizes 262144 --skip-large 10: MADV_COLLAPSE of the
+// root's page 3.0 ms in the caller, then 2.1 ms in the worker 12 ms
+// later; issue 18, branch big9).
 func noteNow(start, n, publishes uintptr) {
 	var pages [4]uintptr
 	for _, a := range notePagesNow(start, n, publishes, pages[:0]) {
@@ -41,17 +52,6 @@ func noteNow(start, n, publishes uintptr) {
 		huge.mu.Unlock()
 	}
 }
-
-// A page collapsed here is marked done for NoteSource too (queued 2, its
-// "once more, then never" spent). It was left at queued 1, so the next
-// NoteSource of the same page (point-to-point credits every send's source:
-// the linear Bcast and Scatter, whose root's buffer noteLinearRoot
-// collapses here) queued the retry meant for a background collapse that
-// may have failed, and the worker collapsed the page a second time a few
-// calls later, inside the timed calls (strace of golaunch -n 4 benches
-// osu --op scatter --sizes 262144 --skip-large 10: MADV_COLLAPSE of the
-// root's page 3.0 ms in the caller, then 2.1 ms in the worker 12 ms
-// later; issue 18, branch big9).
 
 // notePagesNow credits the pages under the n bytes at start so that a page
 // wholly covered reaches hugeCredit at the publishes-th note, and appends to
