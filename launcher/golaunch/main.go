@@ -233,6 +233,9 @@ a note, or are refused with the gompi way: see docs/LAUNCH.md.
 		fmt.Fprintf(os.Stderr, "golaunch: placing %d ranks: %v\n", *n, err)
 		return 2
 	}
+	if autoBind && crowdedBlocks(*n, launcher.UsableCPUs()) {
+		inBlocks(plan) // crowdbind.go
+	}
 	if w := plan.Warning(); w != "" && bindTo != hwtopo.BindNone && !autoBind {
 		fmt.Fprintf(os.Stderr, "golaunch: warning: %s\n", w)
 	}
