@@ -374,6 +374,42 @@ func TestBindToCore(t *testing.T) {
 	}
 }
 
+// TestCrowdedBindingInPairs: with twice as many ranks as CPUs and no
+// --bind-to, golaunch binds consecutive ranks to one CPU each (rank r on
+// CPU r·cpus/n; launcher/golaunch/crowdbind.go).
+func TestCrowdedBindingInPairs(t *testing.T) {
+	cpus := runtime.NumCPU()
+	if cpus < 2 || cpus > 8 {
+		t.Skip("needs 2..8 CPUs")
+	}
+	n := 2 * cpus
+	r := golaunch(t, "", "-n", strconv.Itoa(n), "--tag-output", "sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	byRank := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		tag, cpu, _ := strings.Cut(line, "Cpus_allowed_list:")
+		var rank int
+		if _, err := fmt.Sscanf(tag, "[1,%d]", &rank); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		byRank[rank] = strings.TrimSpace(cpu)
+	}
+	if len(byRank) != n {
+		t.Fatalf("want %d ranks, got %q", n, r.stdout)
+	}
+	for rank := 0; rank < n; rank += 2 {
+		a, b := byRank[rank], byRank[rank+1]
+		if a == "" || strings.ContainsAny(a, ",-") || a != b {
+			t.Errorf("ranks %d and %d should share one CPU, got %q and %q", rank, rank+1, a, b)
+		}
+		if rank > 0 && a == byRank[rank-1] {
+			t.Errorf("rank %d should not share rank %d's CPU %s", rank, rank-1, a)
+		}
+	}
+}
+
 // readyRanks reads a rankprog job's output until n ranks said "ready" and
 // returns the pid of each rank and all pids.
 func readyRanks(sc *bufio.Scanner, n int) (map[int]int, []int) {

@@ -49,7 +49,7 @@ func run(args []string) int {
 	fs.StringArrayVarP(&env, "env", "x", nil, "pass VAR (its value here) or VAR=VALUE to every rank; repeatable")
 	timeout := fs.Duration("timeout", 0, "stop the whole job after this long (e.g. 30s, 5m); 0 means never")
 	bindTo := hwtopo.BindNone
-	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them); default none, core where ranks are 4 times the usable CPUs or more")
+	fs.Var(&bindTo, "bind-to", "pin each rank to a core or a socket (none: let the OS place them); default none, core where ranks are twice the usable CPUs or more (below four times consecutive ranks share a core)")
 	mapBy := hwtopo.MapByCore
 	mapByArg := fs.String("map-by", "", "order in which ranks take cores: core (fill a socket first) or socket (round-robin);\nwith several hosts, in which they take hosts: slot (fill each host in turn) or node (round-robin)")
 	report := fs.Bool("report-bindings", false, "print where each rank is placed before starting")
