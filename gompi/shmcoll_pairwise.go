@@ -39,6 +39,14 @@ import (
 // them moved. The next call's start waits only until every rank has
 // arrived at this step, which every rank did before it moved anything.
 //
+// A block that fits its pair's slot is copied through the scratch half
+// instead (its sender writes it before it arrives and does not wait for
+// it). An Alltoallv/w rank all of whose blocks, both ways, fit their slots
+// (by its own counts: allSlots) has no transfer to take: it waits for the
+// step's release, as a one-step exchange does, and copies its column out
+// of the peers' slots; the ranks with a larger block run the loop above
+// beside it in the same call.
+//
 // A copy the kernel refuses sets the word to pwFailed and the block goes
 // as a message (both ranks see the word: the receiver posts the receive,
 // the sender the send). Ranks that disagree (the signature, or a count of
