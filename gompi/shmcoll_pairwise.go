@@ -241,8 +241,8 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 		// ago: nobody else writes this row before this rank's ready
 		// word is set, and with every block in a slot (allSlots) nobody
 		// writes it at all, so the row stays in this rank's cache with
-		// no fenced store per word (a fifth of a small call's own time
-		// in perf annotate, 4 ranks).
+		// no fenced store per word (the unconditional stores took 36 %
+		// of pairwise's own samples in perf annotate, 4 ranks, 64 B).
 		if w := (*uint32)(state(me, r)); atomic.LoadUint32(w) != 0 {
 			atomic.StoreUint32(w, 0)
 		}
@@ -529,7 +529,7 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 // allSlots reports whether every block this rank sends and receives in an
 // Alltoallv/w call fits its pair's slot (sl bytes), by this rank's own
 // counts: it then makes no transfer by single copy and takes no word
-// (pwSlotsOnly). Where the counts agree its peers see the same of their
+// (the slot-only path in pairwise). Where the counts agree its peers see the same of their
 // blocks with it, so none of them waits for it to take a transfer.
 func allSlots(s *pwAlg, n, me, sl int, a *coll.Args) bool {
 	if !s.v || s.rooted || s.pairs != nil || sl < 0 {
