@@ -39,6 +39,14 @@ import (
 // them moved. The next call's start waits only until every rank has
 // arrived at this step, which every rank did before it moved anything.
 //
+// A block that fits its pair's slot is copied through the scratch half
+// instead (its sender writes it before it arrives and does not wait for
+// it). An Alltoallv/w rank all of whose blocks, both ways, fit their slots
+// (by its own counts: allSlots) has no transfer to take: it waits for the
+// step's release, as a one-step exchange does, and copies its column out
+// of the peers' slots; the ranks with a larger block run the loop above
+// beside it in the same call.
+//
 // A copy the kernel refuses sets the word to pwFailed and the block goes
 // as a message (both ranks see the word: the receiver posts the receive,
 // the sender the send). Ranks that disagree (the signature, or a count of
@@ -229,7 +237,15 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	publishBufN(mine[8:8+cmaRecSize], src, n)
 	publishBufN(mine[32:32+cmaRecSize], a.Recv, n)
 	for r := range n {
-		atomic.StoreUint32((*uint32)(state(me, r)), 0)
+		// Stored only where a peer left a word of the call two steps
+		// ago: nobody else writes this row before this rank's ready
+		// word is set, and with every block in a slot (allSlots) nobody
+		// writes it at all, so the row stays in this rank's cache with
+		// no fenced store per word (the unconditional stores took 36 %
+		// of pairwise's own samples in perf annotate, 4 ranks, 64 B).
+		if w := (*uint32)(state(me, r)); atomic.LoadUint32(w) != 0 {
+			atomic.StoreUint32(w, 0)
+		}
 	}
 	if s.v {
 		sp, rp := sendPairs(me), recvPairs(me)
@@ -278,6 +294,53 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	}
 	var bigs bigBlocks
 	bigs.fail(s.local(n, me, a))
+	if allSlots(s, n, me, sl, a) {
+		// Every block of this rank goes through a slot (allSlots): it
+		// has written its own and set its ready word, and every rank of
+		// this algorithm sets its ready word before it arrives, so once
+		// the step is released every peer's slots are written. It waits
+		// for that release as the one-step exchange ("shm") does, and
+		// copies its column out of the peers' slots. The pairwise loop
+		// below would wake on every peer's ready word and claim, set and
+		// signal a transfer word per block (for nobody: the sender of a
+		// slot block does not wait for it); at 4 ranks on 2 CPUs that
+		// cost about twice the one-step Alltoall's time
+		// (docs/PERFORMANCE.md, "Alltoallv and Alltoallw at 3–4 ranks,
+		// small blocks"). A peer that ran another algorithm has not set
+		// its ready word: ErrMismatch, nothing of it read. A peer whose
+		// count disagrees: ErrMismatch; if it sends a block too large
+		// for a slot it waits for that transfer, and finds its word set
+		// to pwSkip here (or sets it itself: it checks the counts this
+		// rank published before it moves anything).
+		if err := eng.ShmBegin(); err != nil { // the release of the step just arrived at
+			return err
+		}
+		sig := scratch[me*sigSize : (me+1)*sigSize]
+		for k := 1; k < n; k++ {
+			p := (me - k + n) % n
+			if load(ready(p)) != tag {
+				bigs.fail(fmt.Errorf("%w: a rank ran another collective or algorithm than rank %d", coll.ErrMismatch, me))
+				continue
+			}
+			if theirs := scratch[p*sigSize : (p+1)*sigSize]; string(theirs) != string(sig) {
+				bigs.fail(fmt.Errorf("%w: rank %d called with %s, rank %d with %s", coll.ErrMismatch,
+					p, describeSig(theirs), me, describeSig(sig)))
+				continue
+			}
+			c, _ := getPair(sendPairs(p)[me*16:])
+			if c != a.RecvCounts[p] {
+				bigs.fail(countMismatch(p, c, me, a.RecvCounts[p]))
+				if c > sl && claim(state(me, p)) { // p waits for this transfer: nothing moves
+					eng.ShmSetWord(state(me, p), pwSkip)
+					eng.ShmAddWord(event(p), 1)
+				}
+				continue
+			}
+			copy(a.Recv[a.RecvDispls[p]:][:c], slot(p, me))
+		}
+		runtime.KeepAlive(src)
+		return bigs.err
+	}
 
 	// Every transfer between two ranks is made by whichever of the two
 	// takes its state word first: the receiver reads the block
@@ -461,6 +524,23 @@ func pairwise(x *collComm, s *pwAlg, a *coll.Args) error {
 	}
 	runtime.KeepAlive(src)
 	return bigs.wait()
+}
+
+// allSlots reports whether every block this rank sends and receives in an
+// Alltoallv/w call fits its pair's slot (sl bytes), by this rank's own
+// counts: it then makes no transfer by single copy and takes no word
+// (the slot-only path in pairwise). Where the counts agree its peers see the same of their
+// blocks with it, so none of them waits for it to take a transfer.
+func allSlots(s *pwAlg, n, me, sl int, a *coll.Args) bool {
+	if !s.v || s.rooted || s.pairs != nil || sl < 0 {
+		return false
+	}
+	for j := range n {
+		if j != me && (a.SendCounts[j] > sl || a.RecvCounts[j] > sl) {
+			return false
+		}
+	}
+	return true
 }
 
 // Where the selection table runs "cma_pairwise" ahead of "cma", measured

@@ -53,7 +53,7 @@ type Options struct {
 
 // Cases returns the suite.
 func Cases(o Options) []Case {
-	return slices.Concat(p2pCases, collCases(o), moreCases, truncateCases, errorCases, mprobeCases, apiMoreCases, createGroupCases, rmaCases)
+	return slices.Concat(p2pCases, collCases(o), moreCases, alltoallvCountCases, truncateCases, errorCases, mprobeCases, apiMoreCases, createGroupCases, rmaCases)
 }
 
 func ranks(lo, hi int) []int {
