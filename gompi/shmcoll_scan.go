@@ -194,7 +194,10 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	code := chainCode(inclusive) // opCode(op), worked out once
 	if me < n-1 {                // the last rank's vector is nobody's to read
-		copy(data[me*m:(me+1)*m], own[:m])
+		// Non-temporal stores from 4 KiB (scratchCopy): the lines were
+		// read by the ranks above two steps before, and a plain store
+		// first takes each back from their caches (issue 18, branch scan11).
+		scratchCopy(n, data[me*m:(me+1)*m], own[:m])
 		binary.LittleEndian.PutUint32(sig[0:], code)
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
 		eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
