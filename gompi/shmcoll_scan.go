@@ -194,10 +194,7 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	code := chainCode(inclusive) // opCode(op), worked out once
 	if me < n-1 {                // the last rank's vector is nobody's to read
-		// Non-temporal stores from 4 KiB (scratchCopy): the lines were
-		// read by the ranks above two steps before, and a plain store
-		// first takes each back from their caches (issue 18, branch scan11).
-		scratchCopy(n, data[me*m:(me+1)*m], own[:m])
+		scanScratchCopy(n, data[me*m:(me+1)*m], own[:m])
 		binary.LittleEndian.PutUint32(sig[0:], code)
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
 		eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
@@ -237,6 +234,32 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 		a.Op.Apply(data[j*m:(j+1)*m], acc)
 	}
 	return nil
+}
+
+// scanNTMin is the smallest vector that Scan's and Exscan's writers (the
+// chain's, and rank 0 of the two-rank shm form, shmcoll_pair.go) copy
+// into the scratch half with non-temporal stores, on two ranks only
+// (scanScratchCopy).
+const scanNTMin = 16 << 10
+
+// scanScratchCopy is a Scan or Exscan writer's copy of its vector into the
+// scratch half. The half's lines were read by the peer two steps before,
+// and on this VM's two vCPUs a plain store first takes each line back from
+// the peer's cache: in the VM's slow mode (docs/PERFORMANCE.md, "Two ranks,
+// 32 KiB: non-temporal stores") rank 0 of a two-rank Exscan of 32 KiB took
+// 4.4 µs for that copy and rank 1 5.9 for its call, Open MPI 4.0-4.9; with
+// non-temporal stores 0.9 and 2.6-2.8. In the fast mode the plain copy is
+// about 1 µs faster (1.44 against 2.6 for rank 1), and at 4 KiB, and on
+// 4 ranks sharing 2 CPUs (where a reader often runs after the writer on
+// the same CPU, its lines still in cache), the non-temporal stores were no
+// faster in either mode (docs/PERFORMANCE.md, "Scan and Exscan: ...",
+// branch scan11); scratchCopy's 4 KiB bound is the other writers'.
+func scanScratchCopy(n int, dst, src []byte) {
+	if n == 2 && len(src) >= scanNTMin {
+		ntCopy(dst, src)
+		return
+	}
+	copy(dst, src)
 }
 
 // describeOp names the operation of a signature where it is Scan or Exscan.
