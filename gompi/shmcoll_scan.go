@@ -3,6 +3,8 @@ package gompi
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
@@ -248,19 +250,53 @@ const scanNTMin = 16 << 10
 // the peer's cache: in the VM's slow mode (docs/PERFORMANCE.md, "Two ranks,
 // 32 KiB: non-temporal stores") rank 0 of a two-rank Exscan of 32 KiB took
 // 4.4 µs for that copy and rank 1 5.9 for its call, Open MPI 4.0-4.9; with
-// non-temporal stores 0.9 and 2.6-2.8. In the fast mode the plain copy is
-// about 1 µs faster (1.44 against 2.6 for rank 1), and at 4 KiB, and on
-// 4 ranks sharing 2 CPUs (where a reader often runs after the writer on
-// the same CPU, its lines still in cache), the non-temporal stores were no
-// faster in either mode (docs/PERFORMANCE.md, "Scan and Exscan: ...",
+// non-temporal stores 0.9 and 2.5-2.8. In the fast mode the plain copy is
+// cheap (rank 0 0.9 µs for its whole call) and rank 1 copies out of rank
+// 0's cache, 1.46 µs at the median against 2.5 out of memory after
+// non-temporal stores. So on two ranks from scanNTMin the writer times a
+// plain copy every scanProbeEvery calls and copies plainly until the next
+// probe where that copy took at most scanPlainNsPerKiB, else with
+// non-temporal stores. Below 16 KiB, and on 4 ranks sharing 2 CPUs (where a
+// reader often runs after the writer on the same CPU, its lines still in
+// cache), non-temporal stores were no faster in either mode
+// (docs/PERFORMANCE.md, "Scan and Exscan on two ranks from 16 KiB",
 // branch scan11); scratchCopy's 4 KiB bound is the other writers'.
 func scanScratchCopy(n int, dst, src []byte) {
-	if n == 2 && len(src) >= scanNTMin {
-		ntCopy(dst, src)
+	if n != 2 || len(src) < scanNTMin {
+		copy(dst, src)
 		return
 	}
-	copy(dst, src)
+	if scanCopy.calls.Add(1)%scanProbeEvery == 0 {
+		t0 := time.Now()
+		copy(dst, src)
+		cheap := time.Since(t0) <= time.Duration(len(src)>>10)*scanPlainNsPerKiB
+		scanCopy.plain.Store(cheap)
+		return
+	}
+	if scanCopy.plain.Load() {
+		copy(dst, src)
+		return
+	}
+	ntCopy(dst, src)
 }
+
+// scanCopy is the process's choice of scanScratchCopy (atomic: ranks may
+// be goroutines of one process): calls counts the copies, plain says that
+// the last probe found a plain copy cheap. Until the first probe the copies
+// are non-temporal.
+var scanCopy struct {
+	calls atomic.Uint32
+	plain atomic.Bool
+}
+
+// scanProbeEvery is how often scanScratchCopy times a plain copy: in the
+// slow mode the probe costs some 4 µs once, 0.06 µs a call.
+const scanProbeEvery = 64
+
+// scanPlainNsPerKiB is the most a plain copy may take per KiB to be kept:
+// 1.6 µs for 32 KiB, where the fast mode's takes about 0.5 and the slow
+// mode's 4.4.
+const scanPlainNsPerKiB = 50 * time.Nanosecond
 
 // describeOp names the operation of a signature where it is Scan or Exscan.
 func describeOp(sig []byte) string {

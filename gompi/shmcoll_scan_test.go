@@ -388,20 +388,27 @@ func TestScanNTCopy(t *testing.T) {
 }
 
 // TestScanScratchCopy: scanScratchCopy copies like copy at every length
-// and alignment, on two ranks (non-temporal from scanNTMin) and more.
+// and alignment, on two ranks (from scanNTMin: non-temporal, plain, or
+// plain and timed, over more than two probes) and more.
 func TestScanScratchCopy(t *testing.T) {
 	src := make([]byte, scanNTMin+200)
 	for i := range src {
 		src[i] = byte(i*7 + 1)
 	}
-	for _, n := range []int{2, 4} {
-		for _, size := range []int{1, 4095, scanNTMin - 1, scanNTMin, scanNTMin + 63} {
-			for _, off := range []int{0, 1, 15, 16, 63} {
-				dst := make([]byte, size+off+64)
-				scanScratchCopy(n, dst[off:off+size], src[3:3+size])
-				if !slices.Equal(dst[off:off+size], src[3:3+size]) || slices.ContainsFunc(dst[:off], func(b byte) bool { return b != 0 }) ||
-					slices.ContainsFunc(dst[off+size:], func(b byte) bool { return b != 0 }) {
-					t.Fatalf("n=%d size %d offset %d: copy differs or wrote outside dst", n, size, off)
+	defer scanCopy.plain.Store(scanCopy.plain.Load())
+	for _, plain := range []bool{false, true} {
+		for _, n := range []int{2, 4} {
+			for _, size := range []int{1, 4095, scanNTMin - 1, scanNTMin, scanNTMin + 63} {
+				for _, off := range []int{0, 1, 15, 16, 63} {
+					for k := range 2*scanProbeEvery + 1 {
+						scanCopy.plain.Store(plain)
+						dst := make([]byte, size+off+64)
+						scanScratchCopy(n, dst[off:off+size], src[3+k%5:3+k%5+size])
+						if !slices.Equal(dst[off:off+size], src[3+k%5:3+k%5+size]) || slices.ContainsFunc(dst[:off], func(b byte) bool { return b != 0 }) ||
+							slices.ContainsFunc(dst[off+size:], func(b byte) bool { return b != 0 }) {
+							t.Fatalf("plain %v, n=%d size %d offset %d copy %d: copy differs or wrote outside dst", plain, n, size, off, k)
+						}
+					}
 				}
 			}
 		}
