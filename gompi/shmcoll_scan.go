@@ -240,8 +240,8 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 
 // scanNTMin is the smallest vector that Scan's and Exscan's writers (the
 // chain's, and rank 0 of the two-rank shm form, shmcoll_pair.go) copy
-// into the scratch half with non-temporal stores, on two ranks only
-// (scanScratchCopy).
+// into the scratch half with non-temporal stores where a plain copy is
+// slow, on two ranks only (scanScratchCopy).
 const scanNTMin = 16 << 10
 
 // scanScratchCopy is a Scan or Exscan writer's copy of its vector into the
@@ -249,7 +249,7 @@ const scanNTMin = 16 << 10
 // and on this VM's two vCPUs a plain store first takes each line back from
 // the peer's cache: in the VM's slow mode (docs/PERFORMANCE.md, "Two ranks,
 // 32 KiB: non-temporal stores") rank 0 of a two-rank Exscan of 32 KiB took
-// 4.4 µs for that copy and rank 1 5.9 for its call, Open MPI 4.0-4.9; with
+// 4.4 µs a call (that copy, mostly) and rank 1 5.9, Open MPI 4.0-4.9; with
 // non-temporal stores 0.9 and 2.5-2.8. In the fast mode the plain copy is
 // cheap (rank 0 0.9 µs for its whole call) and rank 1 copies out of rank
 // 0's cache, 1.46 µs at the median against 2.5 out of memory after
