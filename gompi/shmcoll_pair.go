@@ -18,7 +18,7 @@ func prefixRun(hi func(r, n int) int) func(x *collComm, a *coll.Args, data []byt
 		m := len(a.Recv)
 		if x.Rank() == 0 {
 			v := contribution(a)
-			copy(data[:m], v)
+			scanScratchCopy(2, data[:m], v) // non-temporal from 16 KiB where plain is slow (shmcoll_scan.go)
 			if hi(0, 2) > 0 && a.Send != nil {
 				copy(a.Recv, v) // Scan's rank 0: its own vector
 			}

@@ -3,6 +3,8 @@ package gompi
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/coll"
@@ -194,7 +196,7 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	sig := scratch[me*sigSize : (me+1)*sigSize]
 	code := chainCode(inclusive) // opCode(op), worked out once
 	if me < n-1 {                // the last rank's vector is nobody's to read
-		copy(data[me*m:(me+1)*m], own[:m])
+		scanScratchCopy(n, data[me*m:(me+1)*m], own[:m])
 		binary.LittleEndian.PutUint32(sig[0:], code)
 		binary.LittleEndian.PutUint64(sig[8:], uint64(m))
 		eng.ShmSetWord(unsafe.Pointer(&sig[4]), tag)
@@ -235,6 +237,66 @@ func runChain(x *collComm, a *coll.Args, op coll.Operation, inclusive bool) erro
 	}
 	return nil
 }
+
+// scanNTMin is the smallest vector that Scan's and Exscan's writers (the
+// chain's, and rank 0 of the two-rank shm form, shmcoll_pair.go) copy
+// into the scratch half with non-temporal stores where a plain copy is
+// slow, on two ranks only (scanScratchCopy).
+const scanNTMin = 16 << 10
+
+// scanScratchCopy is a Scan or Exscan writer's copy of its vector into the
+// scratch half. The half's lines were read by the peer two steps before,
+// and on this VM's two vCPUs a plain store first takes each line back from
+// the peer's cache: in the VM's slow mode (docs/PERFORMANCE.md, "Two ranks,
+// 32 KiB: non-temporal stores") rank 0 of a two-rank Exscan of 32 KiB took
+// 4.4 µs a call (that copy, mostly) and rank 1 5.9, Open MPI 4.0-4.9; with
+// non-temporal stores 0.9 and 2.5-2.8. In the fast mode the plain copy is
+// cheap (rank 0 0.9 µs for its whole call) and rank 1 copies out of rank
+// 0's cache, 1.46 µs at the median against 2.5 out of memory after
+// non-temporal stores. So on two ranks from scanNTMin the writer times a
+// plain copy every scanProbeEvery calls and copies plainly until the next
+// probe where that copy took at most scanPlainNsPerKiB, else with
+// non-temporal stores. Below 16 KiB, and on 4 ranks sharing 2 CPUs (where a
+// reader often runs after the writer on the same CPU, its lines still in
+// cache), non-temporal stores were no faster in either mode
+// (docs/PERFORMANCE.md, "Scan and Exscan on two ranks from 16 KiB",
+// branch scan11); scratchCopy's 4 KiB bound is the other writers'.
+func scanScratchCopy(n int, dst, src []byte) {
+	if n != 2 || len(src) < scanNTMin {
+		copy(dst, src)
+		return
+	}
+	if scanCopy.calls.Add(1)%scanProbeEvery == 0 {
+		t0 := time.Now()
+		copy(dst, src)
+		cheap := time.Since(t0) <= time.Duration(len(src)>>10)*scanPlainNsPerKiB
+		scanCopy.plain.Store(cheap)
+		return
+	}
+	if scanCopy.plain.Load() {
+		copy(dst, src)
+		return
+	}
+	ntCopy(dst, src)
+}
+
+// scanCopy is the process's choice of scanScratchCopy (atomic: ranks may
+// be goroutines of one process): calls counts the copies, plain says that
+// the last probe found a plain copy cheap. Until the first probe the copies
+// are non-temporal.
+var scanCopy struct {
+	calls atomic.Uint32
+	plain atomic.Bool
+}
+
+// scanProbeEvery is how often scanScratchCopy times a plain copy: in the
+// slow mode the probe costs some 4 µs once, 0.06 µs a call.
+const scanProbeEvery = 64
+
+// scanPlainNsPerKiB is the most a plain copy may take per KiB to be kept:
+// 1.6 µs for 32 KiB, where the fast mode's takes about 0.5 and the slow
+// mode's 4.4.
+const scanPlainNsPerKiB = 50 * time.Nanosecond
 
 // describeOp names the operation of a signature where it is Scan or Exscan.
 func describeOp(sig []byte) string {

@@ -364,3 +364,53 @@ func TestChainScanCMAApplyTo(t *testing.T) {
 		})
 	}
 }
+
+// TestScanNTCopy: Scan and Exscan whose writers copy their vectors into
+// the scratch half with non-temporal stores (two ranks, from scanNTMin
+// bytes: the chain and the two-rank shm form) against the reference, at
+// lengths around the bound and up to what the half holds on two and
+// three ranks (two vectors of 34000 bytes and their signatures),
+// element sizes 1, 4 and 12 (tails that are not whole 64-byte lines), in
+// place and not, many calls in a row so that both halves are written
+// again; and on 1 and 3 ranks, which copy as before.
+func TestScanNTCopy(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		for _, alg := range []string{"chain", "shm"} {
+			for _, bytes := range []int{scanNTMin - 1, scanNTMin, scanNTMin + 61, 32 << 10, 34000} {
+				t.Run(fmt.Sprintf("n=%d/%s/%d", n, alg, bytes), func(t *testing.T) {
+					checkScans(t, n, bytes, 4, alg, bandUint8)
+					checkScans(t, n, bytes/4, 4, alg, sumInt32)
+					checkScans(t, n, bytes/12, 4, alg, composeCase)
+				})
+			}
+		}
+	}
+}
+
+// TestScanScratchCopy: scanScratchCopy copies like copy at every length
+// and alignment, on two ranks (from scanNTMin: non-temporal, plain, or
+// plain and timed, over more than two probes) and more.
+func TestScanScratchCopy(t *testing.T) {
+	src := make([]byte, scanNTMin+200)
+	for i := range src {
+		src[i] = byte(i*7 + 1)
+	}
+	defer scanCopy.plain.Store(scanCopy.plain.Load())
+	for _, plain := range []bool{false, true} {
+		for _, n := range []int{2, 4} {
+			for _, size := range []int{1, 4095, scanNTMin - 1, scanNTMin, scanNTMin + 63} {
+				for _, off := range []int{0, 1, 15, 16, 63} {
+					for k := range 2*scanProbeEvery + 1 {
+						scanCopy.plain.Store(plain)
+						dst := make([]byte, size+off+64)
+						scanScratchCopy(n, dst[off:off+size], src[3+k%5:3+k%5+size])
+						if !slices.Equal(dst[off:off+size], src[3+k%5:3+k%5+size]) || slices.ContainsFunc(dst[:off], func(b byte) bool { return b != 0 }) ||
+							slices.ContainsFunc(dst[off+size:], func(b byte) bool { return b != 0 }) {
+							t.Fatalf("plain %v, n=%d size %d offset %d copy %d: copy differs or wrote outside dst", plain, n, size, off, k)
+						}
+					}
+				}
+			}
+		}
+	}
+}
