@@ -20,13 +20,13 @@ const pushPolls = 4096
 // two context switches (some 13 µs) for a write that was due within a
 // microsecond. So the reader polls for a couple of microseconds first.
 //
-// Only where the root leads the barrier (Options.LedBarriers, or the last
-// barrier was led by a pushed fan-out's root: ShmLeadFanOut): without the
-// leave order the root may not be running, and the poll measured no better
-// (docs/PERFORMANCE.md, "The leave orders measured as a whole loop").
+// Only where the root leads the barrier (Options.LedBarriers, off by
+// default): without the leave order the root may not be running, and the
+// poll measured no better (docs/PERFORMANCE.md, "The leave orders measured
+// as a whole loop").
 func (c *Comm) ShmAwaitPushed(w unsafe.Pointer, v uint32) error {
 	p := (*uint32)(w)
-	if c.size > 2 && c.p.opts.Oversubscribed && (c.p.opts.LedBarriers || c.shmLed) {
+	if c.size > 2 && c.p.opts.Oversubscribed && c.p.opts.LedBarriers {
 		for i := pushPolls; i > 0; i-- {
 			if atomic.LoadUint32(p) == v {
 				return nil
