@@ -51,8 +51,7 @@ const (
 	LedBarriers = "GOMPI_SHM_LEAD"
 	// LedFanOut set to "0" turns off the one leave order that is on by
 	// default: the root of a pushed Bcast, Scatter or Scatterv leaves the
-	// barrier after it first when ranks outnumber CPUs, up to two ranks
-	// per CPU (the call then
+	// barrier after it first when ranks outnumber CPUs (the call then
 	// costs the readers what Open MPI's costs, the loop of call and barrier
 	// is no longer: docs/PERFORMANCE.md, "The root of a pushed fan-out
 	// leads the barrier after it").

@@ -3,7 +3,6 @@ package core
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -137,8 +136,7 @@ func (c *Comm) ShmLeadNext(rank int) { c.shmLead, c.shmOrd, c.shmFan = rank+1, l
 
 // ShmLeadFanOut is ShmLeadNext(root) after a pushed Bcast, Scatter or
 // Scatterv (gompi/shmcoll_push.go), whose order is on unless
-// Options.NoLedFanOut, whatever Options.LedBarriers says, on slots of up
-// to two ranks per CPU (fanOutLedMax) where ranks outnumber CPUs. Measured as a
+// Options.NoLedFanOut, whatever Options.LedBarriers says. Measured as a
 // whole loop of call and barrier on four ranks and two CPUs, with the
 // pushed calls it is no longer than without the order, while the readers'
 // call falls from 2-6 µs (waiting inside the call for a root that has no
@@ -217,18 +215,11 @@ func (c *Comm) leader() int {
 	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed {
 		return -1
 	}
-	if !c.p.opts.LedBarriers && (!c.shmFan || c.p.opts.NoLedFanOut || c.size > fanOutLedMax) {
+	if !c.p.opts.LedBarriers && (!c.shmFan || c.p.opts.NoLedFanOut) {
 		return -1
 	}
 	return c.shmLead - 1
 }
-
-// fanOutLedMax is the largest slot whose barriers a pushed fan-out's root
-// leads by default (ShmLeadFanOut): two ranks per CPU. With more (8 ranks
-// on 2 CPUs) the order left the readers' call at 3.5 µs and made the loop
-// of Bcast and barrier twice as long (docs/PERFORMANCE.md, "The root of a
-// pushed fan-out leads the barrier after it"); 64 ranks keep main's waits.
-var fanOutLedMax = 2 * runtime.NumCPU()
 
 // ShmPost is the root's step of a collective whose readers need only the
 // root's data (Bcast, Scatter): it arrives, posts and returns without
