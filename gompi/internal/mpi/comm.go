@@ -374,9 +374,6 @@ func (c *Comm) ShmLeadNext(rank int) {}
 // ShmLeadLast does nothing, as ShmLeadNext.
 func (c *Comm) ShmLeadLast(rank int) {}
 
-// ShmLeadFanOut does nothing, as ShmLeadNext.
-func (c *Comm) ShmLeadFanOut(root int) {}
-
 // ShmStepPost fails as ShmStep.
 func (c *Comm) ShmStepPost() error { return errNoShm() }
 
