@@ -178,20 +178,9 @@ func runPush(x *collComm, op coll.Operation, a *coll.Args) error {
 	} else {
 		step, err = pushRead(x, op, a, lines, tag, par, code)
 	}
-	if err != nil {
+	if err != nil || !step {
 		leadNext(x, op, a.Root)
 		return err
-	}
-	if !step {
-		// The root leaves the next barrier first, on by default for the
-		// pushed calls alone (internal/core ShmLeadFanOut): then the
-		// readers, which leave after it, find their lines written
-		// instead of waiting inside the call for a root that has no CPU
-		// yet; the loop of call and barrier measured no longer for it
-		// (docs/PERFORMANCE.md, "The root of a pushed fan-out leads the
-		// barrier after it").
-		eng.ShmLeadFanOut(a.Root)
-		return nil
 	}
 	x.push.follow = true
 	err = pushSlotted(x, a)

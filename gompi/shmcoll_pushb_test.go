@@ -4,7 +4,6 @@ package gompi_test
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/gompi/gompi/coll"
@@ -171,26 +170,6 @@ func TestPushBChosen(t *testing.T) {
 		}
 		if got := coll.Select(op, 2, 8); got == "push" {
 			t.Errorf("%s on 2 ranks: the table gives push", op)
-		}
-	}
-}
-
-// TestPushFanOutLed: with ranks outnumbering CPUs the root of a pushed
-// Bcast, Scatter or Scatterv leaves the barrier after it first
-// (ShmLeadFanOut, on by default, GOMPI_SHM_LEAD_FANOUT=0 off), with the
-// other leave orders off (GOMPI_SHM_LEAD=0) or on (1). The rounds rotate
-// the roots, mix pushed calls with calls too large for a line (slotted,
-// not led) and put Barriers and Allreduces between them: the data must
-// arrive and no barrier may wait for a leader that does not lead.
-func TestPushFanOutLed(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // oversubscribed
-	for _, env := range []struct{ fan, lead string }{{"1", "0"}, {"0", "0"}, {"1", "1"}} {
-		for _, n := range []int{3, 4, 5, 8, 17} {
-			t.Run(fmt.Sprintf("fanout=%s/lead=%s/%d", env.fan, env.lead, n), func(t *testing.T) {
-				t.Setenv("GOMPI_SHM_LEAD_FANOUT", env.fan)
-				t.Setenv("GOMPI_SHM_LEAD", env.lead)
-				run(t, n, func(c *gompi.Comm) error { return pushBRounds(c, n%2 == 1, false) })
-			})
 		}
 	}
 }

@@ -49,13 +49,6 @@ const (
 	// barrier without shortening the pair (docs/PERFORMANCE.md, "The leave
 	// orders measured as a whole loop").
 	LedBarriers = "GOMPI_SHM_LEAD"
-	// LedFanOut set to "0" turns off the one leave order that is on by
-	// default: the root of a pushed Bcast, Scatter or Scatterv leaves the
-	// barrier after it first when ranks outnumber CPUs (the call then
-	// costs the readers what Open MPI's costs, the loop of call and barrier
-	// is no longer: docs/PERFORMANCE.md, "The root of a pushed fan-out
-	// leads the barrier after it").
-	LedFanOut = "GOMPI_SHM_LEAD_FANOUT"
 	// Timer names the clock Wtime reads (tsc, monotonic, realtime).
 	Timer = "GOMPI_TIMER"
 	// Progress set to "0" turns off the background progress goroutine:

@@ -31,7 +31,6 @@ type Comm struct {
 	shmOpen bool     // this rank arrived at step shmSeq-1 without waiting for its release
 	shmLead int      // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
 	shmOrd  int      // how shmLead leads: first or last (shmleave.go)
-	shmFan  bool     // shmLead was named by ShmLeadFanOut: led even without Options.LedBarriers
 	shm     shmCache // the slot's control block and scratch halves, once looked up
 	user    any      // the API's communicator wrapping this one
 

@@ -29,10 +29,6 @@ type Options struct {
 	// by default: measured as a whole loop (collective and barrier), they
 	// make the collective look faster and the pair no faster, often slower.
 	LedBarriers bool
-	// NoLedFanOut turns off the leave order after a pushed fan-out
-	// (ShmLeadFanOut), which LedBarriers does not govern: the root of a
-	// pushed Bcast, Scatter or Scatterv leaves the barrier after it first.
-	NoLedFanOut bool
 	// InProcess means the ranks are goroutines of one process.
 	InProcess bool
 	// Timeout bounds every blocking wait; 0 means none.

@@ -132,22 +132,7 @@ func (c *Comm) ShmStepPost() error { return c.shmStep(true, false) }
 // look (see shm.CollCtl.Lead). Every member must name the same rank after the
 // same collective; where one does not (after a failed call), the others wait
 // for it only until their wait would sleep.
-func (c *Comm) ShmLeadNext(rank int) { c.shmLead, c.shmOrd, c.shmFan = rank+1, leaveFirst, false }
-
-// ShmLeadFanOut is ShmLeadNext(root) after a pushed Bcast, Scatter or
-// Scatterv (gompi/shmcoll_push.go), whose order is on unless
-// Options.NoLedFanOut, whatever Options.LedBarriers says. Measured as a
-// whole loop of call and barrier on four ranks and two CPUs, with the
-// pushed calls it is no longer than without the order, while the readers'
-// call falls from 2-6 µs (waiting inside the call for a root that has no
-// CPU yet) to 0.1-0.3 µs (docs/PERFORMANCE.md, "The root of a pushed
-// fan-out leads the barrier after it"); before the calls were pushed, the
-// order made the slotted steps' loop slower ("The leave orders measured
-// as a whole loop"). The readers do not poll their lines after such a
-// barrier (ShmAwaitPushed polls with LedBarriers only): with the polls
-// the loop was 1.5-2.7x longer in two of four loaded A/B sets, where a
-// root preempted after leading left its readers spinning.
-func (c *Comm) ShmLeadFanOut(root int) { c.shmLead, c.shmOrd, c.shmFan = root+1, leaveFirst, true }
+func (c *Comm) ShmLeadNext(rank int) { c.shmLead, c.shmOrd = rank+1, leaveFirst }
 
 func (c *Comm) shmStep(post, barrier bool) error {
 	if err := c.ShmBegin(); err != nil {
@@ -212,10 +197,7 @@ func (c *Comm) awaitLeader(k uint64, ctl *shm.CollCtl) error {
 // are on (Options.LedBarriers, GOMPI_SHM_LEAD=1). With a CPU per rank
 // every rank leaves at once, and the extra hand-off would only cost.
 func (c *Comm) leader() int {
-	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed {
-		return -1
-	}
-	if !c.p.opts.LedBarriers && (!c.shmFan || c.p.opts.NoLedFanOut) {
+	if c.shmLead == 0 || c.shmOrd != leaveFirst || c.size <= 2 || !c.p.opts.Oversubscribed || !c.p.opts.LedBarriers {
 		return -1
 	}
 	return c.shmLead - 1

@@ -75,13 +75,6 @@ func optionsFromEnv() (Options, error) {
 		}
 		o.LedBarriers = on
 	}
-	if v := os.Getenv(jobenv.LedFanOut); v != "" {
-		on, err := strconv.ParseBool(v)
-		if err != nil {
-			return o, fmt.Errorf("gompi: %s=%q is not a boolean", jobenv.LedFanOut, v)
-		}
-		o.NoLedFanOut = !on
-	}
 	return o, nil
 }
 
