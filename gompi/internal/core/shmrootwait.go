@@ -1,0 +1,76 @@
+package core
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/internal/shm"
+)
+
+// Waits of the pushed gathering calls (Gather, Gatherv, Reduce:
+// gompi/shmcoll_pushg.go) where ranks outnumber CPUs by at most two to one
+// (4 ranks on 2 CPUs). Every wait there yields at once (policy: no spin
+// window), which is right when the rank waited for shares this CPU, and
+// costs two context switches (some 1-1.5 µs each on the 2-vCPU VM of
+// docs/PERFORMANCE.md) when it runs on another CPU and is due within a
+// microsecond. Measured with the ranks pinned (issue 18, branch root11),
+// a 4-rank Reduce of 8 B spent 2-3 µs per call of call and barrier more
+// than the barrier alone, in switches that ran a rank with nothing to do.
+
+// gatherPolls is how many times the root of a pushed gathering call loads
+// its mask after each yield (about 0.6 µs), and lastPolls how many times
+// the contributor that completed a root's mask polls its next step's
+// release before it yields (about 1.2 µs), where that root runs on another
+// CPU.
+const (
+	gatherPolls = 1024
+	lastPolls   = 2048
+)
+
+// fewPerCPU: the host runs more ranks than CPUs, at most two per CPU, on
+// c's more than two ranks (a yield hands the CPU to at most one other
+// rank). Not on 64 ranks on 2 CPUs, where polling steals the CPU from the
+// ranks that would answer.
+func (c *Comm) fewPerCPU() bool {
+	return c.size > 2 && c.p.opts.Oversubscribed && c.size <= 2*runtime.NumCPU()
+}
+
+// ShmAwaitGathered is ShmAwaitWord for the root of a pushed gathering call
+// waiting for its contributors' mask (w holds v once every bit is set).
+// Where ranks are few per CPU it yields first (a contributor on this CPU
+// runs then), then polls for a while (one on the other CPU, running, sets
+// its bit meanwhile), and again, before it waits as every wait does. In
+// place of a yield after a few polls, which hands the CPU back and forth
+// to a rank on this CPU that has already contributed while the one awaited
+// runs elsewhere.
+func (c *Comm) ShmAwaitGathered(w unsafe.Pointer, v uint32) error {
+	p := (*uint32)(w)
+	if c.fewPerCPU() {
+		for range 64 {
+			shm.Yield()
+			for i := gatherPolls; i > 0; i-- {
+				if atomic.LoadUint32(p) == v {
+					return nil
+				}
+			}
+		}
+	}
+	return c.ShmAwaitWord(w, v)
+}
+
+// ShmPollNextRelease is called by the contributor whose bit completed a
+// pushed gathering call's mask, with the CPU its root was last seen on
+// (-1: unknown). That root, running on another CPU, folds or copies and
+// arrives at the next step (in a loop, the barrier) within a microsecond,
+// and this rank is most often the last to arrive before it: so where ranks
+// are few per CPU and the root is on another CPU, this rank's wait for the
+// next step's release polls lastPolls times before it yields. Where the
+// root shares this CPU, polling would only keep it off the CPU.
+func (c *Comm) ShmPollNextRelease(rootCPU int) {
+	if rootCPU >= 0 && c.fewPerCPU() {
+		if me := shm.CPU(); me >= 0 && me != rootCPU {
+			c.shmPollNext = lastPolls
+		}
+	}
+}
