@@ -31,9 +31,10 @@ const (
 // fewPerCPU: the host runs more ranks than CPUs, at most two per CPU, on
 // c's more than two ranks (a yield hands the CPU to at most one other
 // rank). Not on 64 ranks on 2 CPUs, where polling steals the CPU from the
-// ranks that would answer.
+// ranks that would answer. Processes only: goroutine ranks (gompi.Run)
+// yield with runtime.Gosched, and a sched_yield would not hand their P on.
 func (c *Comm) fewPerCPU() bool {
-	return c.size > 2 && c.p.opts.Oversubscribed && c.size <= 2*runtime.NumCPU()
+	return c.size > 2 && c.p.opts.Oversubscribed && !c.p.opts.InProcess && c.size <= 2*runtime.NumCPU()
 }
 
 // ShmAwaitGathered is ShmAwaitWord for the root of a pushed gathering call
