@@ -17,6 +17,10 @@ import (
 // microsecond. Measured with the ranks pinned (issue 18, branch root11),
 // a 4-rank Reduce of 8 B spent 2-3 µs per call of call and barrier more
 // than the barrier alone, in switches that ran a rank with nothing to do.
+// With the two polls below (pinned, 4 ranks, Reduce 8 B, loop of call and
+// barrier): 4.04 → 3.78 µs where the root shares its CPU with one
+// contributor, 6.22 → 4.92 where it is alone on its CPU, 6.54 → 6.13 where
+// it shares it with two (docs/PERFORMANCE.md, branch root11).
 
 // gatherPolls is how many times the root of a pushed gathering call loads
 // its mask after each yield (about 0.6 µs), and lastPolls how many times
