@@ -1,7 +1,10 @@
 package core
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -38,8 +41,33 @@ const (
 // ranks that would answer. Processes only: goroutine ranks (gompi.Run)
 // yield with runtime.Gosched, and a sched_yield would not hand their P on.
 func (c *Comm) fewPerCPU() bool {
-	return c.size > 2 && c.p.opts.Oversubscribed && !c.p.opts.InProcess && c.size <= 2*runtime.NumCPU()
+	return c.size > 2 && c.p.opts.Oversubscribed && !c.p.opts.InProcess && c.size <= 2*hostCPUs
 }
+
+// hostCPUs is the number of CPUs online, where runtime.NumCPU counts those
+// of the process's affinity mask: a rank that golaunch bound to one core
+// (--bind-to core) sees 1 there, while its peers run on the others.
+var hostCPUs = func() int {
+	n := runtime.NumCPU()
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return n
+	}
+	online := 0
+	for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, found := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		z, err2 := a, error(nil)
+		if found {
+			z, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || z < a {
+			return n
+		}
+		online += z - a + 1
+	}
+	return max(n, online)
+}()
 
 // ShmAwaitGathered is ShmAwaitWord for the root of a pushed gathering call
 // waiting for its contributors' mask (w holds v once every bit is set).
