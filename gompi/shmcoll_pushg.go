@@ -194,7 +194,7 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 			x.c.c.ShmWakeWord(unsafe.Pointer(mask))
 			// The root is now due at the next step: poll for its
 			// release where the root runs on another CPU.
-			x.c.c.ShmPollNextRelease(int(atomic.LoadUint32(pushRootCPUWord(lines, n, a.Root)) - 1))
+			x.c.c.ShmPollNextRelease(int(atomic.LoadUint32(pushRootCPUWord(lines, n, a.Root))) - 1) // 0, unknown: -1
 		}
 	} else {
 		x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag))
