@@ -192,6 +192,9 @@ func pushGWrite(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag,
 		mask := pushMaskWord(lines, n, a.Root, par)
 		if old := atomic.OrUint32(mask, 1<<uint(me)); (old|1<<uint(me))&full == full {
 			x.c.c.ShmWakeWord(unsafe.Pointer(mask))
+			// The root is now due at the next step: poll for its
+			// release where the root runs on another CPU.
+			x.c.c.ShmPollNextRelease(int(atomic.LoadUint32(pushRootCPUWord(lines, n, a.Root))) - 1) // 0, unknown: -1
 		}
 	} else {
 		x.c.c.ShmSetWord(unsafe.Pointer(word32(l, pushTag)), uint32(tag))
@@ -262,7 +265,12 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		mask = pushMaskWord(lines, n, me, par)
 		full := pushFull(n, me)
 		if m := atomic.LoadUint32(mask); m&full != full {
-			if e := x.c.c.ShmAwaitWord(unsafe.Pointer(mask), m|pushFull(n, me)); e != nil {
+			// Where it runs, for the contributor that completes the
+			// mask (ShmPollNextRelease): stored only when it moved.
+			if cw, cpu := pushRootCPUWord(lines, n, me), uint32(shm.CPU()+1); atomic.LoadUint32(cw) != cpu {
+				atomic.StoreUint32(cw, cpu)
+			}
+			if e := x.c.c.ShmAwaitGathered(unsafe.Pointer(mask), m|pushFull(n, me)); e != nil {
 				return e
 			}
 		}
@@ -314,6 +322,15 @@ const pushMaskRanks = 32
 // of its gathering call, cleared by r before it acknowledges the call.
 func pushMaskWord(lines []byte, n, r int, par uint32) *uint32 {
 	return word32(lines, 2*n*shm.PushLineSize+r*shm.PushAckSize+32+4*int(par))
+}
+
+// pushRootCPUWord returns rank r's word of the CPU it last waited on as
+// the root of a gathering call, plus one (0: not known), after its masks in
+// the same line of acknowledgements. A hint: a contributor that reads
+// another slot owner's leftover or a stale CPU polls for a microsecond in
+// vain or yields where it could have polled, nothing more.
+func pushRootCPUWord(lines []byte, n, r int) *uint32 {
+	return word32(lines, 2*n*shm.PushLineSize+r*shm.PushAckSize+40)
 }
 
 // pushFull is the mask of every contributor of a call of n ranks to root.

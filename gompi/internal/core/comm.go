@@ -17,22 +17,23 @@ import (
 // every other communicator's. Point-to-point traffic uses ctx, collective
 // traffic ctx+1. Arguments are validated by the caller (the gompi package).
 type Comm struct {
-	p       *Proc
-	ctx     uint32
-	rank    int
-	size    int
-	members []int32     // communicator rank → world rank
-	group   match.Group // members and this rank, for AnySource receives when peers are lost
-	lookup  []int32     // world rank → communicator rank (-1: not a member); nil for the world
-	name    string
-	collSeq atomic.Uint32
-	slot    int      // collective slot in the segment, -1 if none
-	shmSeq  uint64   // shared-memory collectives run on it so far
-	shmOpen bool     // this rank arrived at step shmSeq-1 without waiting for its release
-	shmLead int      // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
-	shmOrd  int      // how shmLead leads: first or last (shmleave.go)
-	shm     shmCache // the slot's control block and scratch halves, once looked up
-	user    any      // the API's communicator wrapping this one
+	p           *Proc
+	ctx         uint32
+	rank        int
+	size        int
+	members     []int32     // communicator rank → world rank
+	group       match.Group // members and this rank, for AnySource receives when peers are lost
+	lookup      []int32     // world rank → communicator rank (-1: not a member); nil for the world
+	name        string
+	collSeq     atomic.Uint32
+	slot        int      // collective slot in the segment, -1 if none
+	shmSeq      uint64   // shared-memory collectives run on it so far
+	shmOpen     bool     // this rank arrived at step shmSeq-1 without waiting for its release
+	shmLead     int      // 1 + the rank that leaves the next full steps first (ShmLeadNext); 0: none
+	shmOrd      int      // how shmLead leads: first or last (shmleave.go)
+	shmPollNext int      // polls the next step's release wait makes before it yields (ShmPollNextRelease); 0: none
+	shm         shmCache // the slot's control block and scratch halves, once looked up
+	user        any      // the API's communicator wrapping this one
 
 	shmPosted bool // the open step (shmOpen) was this rank's post: see shmbarrier2.go
 }

@@ -67,7 +67,11 @@ func (c *Comm) preSpin() int {
 // awaitRelease waits until step k is released (every member has arrived).
 func (c *Comm) awaitRelease(k uint64) error {
 	ctl, n := c.shmCtl(), c.size
-	for i := c.preSpin(); i >= 0; i-- {
+	spin := c.preSpin()
+	if c.shmPollNext > 0 {
+		spin, c.shmPollNext = max(spin, c.shmPollNext), 0
+	}
+	for i := spin; i >= 0; i-- {
 		if ctl.Released(k, n) {
 			return nil
 		}
