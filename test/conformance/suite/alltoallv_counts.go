@@ -39,7 +39,16 @@ func alltoallvCountsPerPeer(c *gompi.Comm) error {
 		opts []gompi.CollOption
 	}
 	forms := []form{{"default", nil}}
-	if gompi.Backend() == "go" {
+	// cma_pairwise lives in the pure-Go runtime's segment: only where
+	// every peer is reached through shared memory (not over MPI, not with
+	// GOMPI_TRANSPORT=tcp or across hosts).
+	shared := gompi.Backend() == "go"
+	for r := 0; r < p && shared; r++ {
+		if t := c.Transport(r); t != "self" && t != "shm" {
+			shared = false
+		}
+	}
+	if shared {
 		forms = append(forms, form{"cma_pairwise", []gompi.CollOption{gompi.WithAlgorithm("cma_pairwise")}})
 	}
 	place := func(counts []int) ([]int, int) {
