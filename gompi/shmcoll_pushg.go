@@ -9,6 +9,7 @@ import (
 
 	"github.com/gompi/gompi/coll"
 	"github.com/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/rdtsc"
 )
 
 // Gather, Gatherv and Reduce pushed into the contributors' own lines
@@ -267,7 +268,7 @@ func pushGRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag u
 		if m := atomic.LoadUint32(mask); m&full != full {
 			// Where it runs, for the contributor that completes the
 			// mask (ShmPollNextRelease): stored only when it moved.
-			if cw, cpu := pushRootCPUWord(lines, n, me), uint32(shm.CPU()+1); atomic.LoadUint32(cw) != cpu {
+			if cw, cpu := pushRootCPUWord(lines, n, me), uint32(rdtsc.CPU()+1); atomic.LoadUint32(cw) != cpu {
 				atomic.StoreUint32(cw, cpu)
 			}
 			if e := x.c.c.ShmAwaitGathered(unsafe.Pointer(mask), m|pushFull(n, me)); e != nil {

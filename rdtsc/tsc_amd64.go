@@ -24,6 +24,17 @@ func endAux() (tsc uint64, aux uint32)
 
 func cpuidex(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
+// hasRDTSCP: CPUID 0x80000001, EDX bit 27 (End and readCPU run RDTSCP
+// without asking: every x86-64 processor with an invariant TSC has it; CPU
+// asks, as it names a CPU rather than timing).
+func hasRDTSCP() bool {
+	if top, _, _, _ := cpuidex(0x80000000, 0); top < 0x80000001 {
+		return false
+	}
+	_, _, _, d := cpuidex(0x80000001, 0)
+	return d&(1<<27) != 0
+}
+
 // counterName names the hardware counter that Start and End read.
 const counterName = "TSC"
 

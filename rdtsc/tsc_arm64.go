@@ -40,3 +40,5 @@ func invariant() bool { return true }
 // readCPU reads the counter; arm64 has no instruction that also names the
 // CPU, so the CPU is reported as unknown (-1).
 func readCPU() (uint64, int) { return End(), -1 }
+
+func hasRDTSCP() bool { return false }

@@ -29,3 +29,5 @@ func hypervisor() (bool, string) { return false, "" }
 func invariant() bool { return false }
 
 func readCPU() (uint64, int) { return End(), -1 }
+
+func hasRDTSCP() bool { return false }

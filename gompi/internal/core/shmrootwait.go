@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gompi/gompi/internal/shm"
+	"github.com/gompi/gompi/rdtsc"
 )
 
 // Waits of the pushed gathering calls (Gather, Gatherv, Reduce:
@@ -102,7 +103,7 @@ func (c *Comm) ShmAwaitGathered(w unsafe.Pointer, v uint32) error {
 // root shares this CPU, polling would only keep it off the CPU.
 func (c *Comm) ShmPollNextRelease(rootCPU int) {
 	if rootCPU >= 0 && c.fewPerCPU() {
-		if me := shm.CPU(); me >= 0 && me != rootCPU {
+		if me := rdtsc.CPU(); me >= 0 && me != rootCPU {
 			c.shmPollNext = lastPolls
 		}
 	}

@@ -1,4 +1,4 @@
-package shm
+package rdtsc
 
 import (
 	"runtime"
@@ -17,7 +17,6 @@ func TestCPU(t *testing.T) {
 	if CPU() < 0 {
 		t.Skip("CPU is not read on this platform")
 	}
-	n := runtime.NumCPU()
 	for range 1000 {
 		var cpu, node uint32
 		if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), uintptr(unsafe.Pointer(&node)), 0); e != 0 {
@@ -25,7 +24,7 @@ func TestCPU(t *testing.T) {
 		}
 		c := CPU()
 		if c < 0 || c >= 4096 {
-			t.Fatalf("CPU() = %d (NumCPU %d)", c, n)
+			t.Fatalf("CPU() = %d (NumCPU %d)", c, runtime.NumCPU())
 		}
 		if c == int(cpu) {
 			return
