@@ -254,9 +254,6 @@ func pushRoot(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag, p
 	}
 	pushAcknowledge(x, pushAckWord(lines, n, me, par), tag)
 	eng := x.c.c
-	// Where this rank runs, for its readers' wait (ShmAwaitPushed): after
-	// the lines, off their path.
-	eng.ShmNoteCPU(unsafe.Pointer(pushRootCPUWord(lines, n, me)))
 	for r := range n {
 		if r != me {
 			eng.ShmWakeWord(unsafe.Pointer(word32(pushLine(lines, r, par), pushTag)))
@@ -300,7 +297,7 @@ func pushFree(x *collComm, ack []byte, tag uint64) error {
 func pushRead(x *collComm, op coll.Operation, a *coll.Args, lines []byte, tag uint64, par, code uint32) (step bool, err error) {
 	eng := x.c.c
 	l := pushLine(lines, x.Rank(), par)
-	if err := eng.ShmAwaitPushed(unsafe.Pointer(word32(l, pushTag)), uint32(tag), unsafe.Pointer(pushRootCPUWord(lines, x.Size(), a.Root))); err != nil {
+	if err := eng.ShmAwaitPushed(unsafe.Pointer(word32(l, pushTag)), uint32(tag)); err != nil {
 		return false, err
 	}
 	if err := eng.ShmAwaitWord(unsafe.Pointer(word32(l, pushTag+4)), uint32(tag>>32)); err != nil {

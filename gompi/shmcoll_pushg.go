@@ -326,9 +326,8 @@ func pushMaskWord(lines []byte, n, r int, par uint32) *uint32 {
 }
 
 // pushRootCPUWord returns rank r's word of the CPU it last waited on as
-// the root of a gathering call or wrote from as the root of a push
-// (shmcoll_push.go), plus one (0: not known), after its masks in the same
-// line of acknowledgements. A hint: a contributor that reads
+// the root of a gathering call, plus one (0: not known), after its masks in
+// the same line of acknowledgements. A hint: a contributor that reads
 // another slot owner's leftover or a stale CPU polls for a microsecond in
 // vain or yields where it could have polled, nothing more.
 func pushRootCPUWord(lines []byte, n, r int) *uint32 {

@@ -5,12 +5,7 @@ package mpi
 import "unsafe"
 
 // ShmAwaitPushed fails: there is no shared-memory slot (see ShmCapacity).
-func (c *Comm) ShmAwaitPushed(w unsafe.Pointer, v uint32, cpuWord unsafe.Pointer) error {
-	return errNoShm()
-}
-
-// ShmNoteCPU does nothing: there is no shared-memory slot.
-func (c *Comm) ShmNoteCPU(w unsafe.Pointer) {}
+func (c *Comm) ShmAwaitPushed(w unsafe.Pointer, v uint32) error { return errNoShm() }
 
 // ShmAwaitGathered fails: there is no shared-memory slot (see ShmCapacity).
 func (c *Comm) ShmAwaitGathered(w unsafe.Pointer, v uint32) error { return errNoShm() }
