@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"github.com/gompi/gompi/internal/shm"
 	"github.com/gompi/gompi/rdtsc"
 )
@@ -8,41 +10,47 @@ import (
 // A pipelined rendezvous (4 KiB up to the single-copy threshold) copies its
 // fragments into this rank's cells, which the receiver read out of a few
 // fragments before. A plain copy must first take each of a cell's 63 lines
-// back from the reader's cache. Whether that is dear depends on where the
-// two CPUs are, which on this machine's VM changes by the minute: when the
-// ranks run on CPUs that share no cache (the machine's slower mode), it cost
-// 0.5 µs and more per 4 KiB, and non-temporal stores (shm.CopyNT: the lines
-// go to memory, the reader's copies are invalidated) made the 16 KiB
-// ping-pong 4.83 → 3.89 µs, 4 KiB 2.35 → 2.02; when they share one (the
-// faster mode), the plain copy found the lines close and cost about what
-// the non-temporal one does (190-260 against 185-195 TSC ticks per 4032 B),
-// and the non-temporal copy, whose reader then reads from memory, made the
-// 16 KiB ping-pong 1.05 → 2.12 µs. So the sender times its copies and takes
-// the non-temporal one while the plain one costs several times as much
-// (docs/PERFORMANCE.md, "Fragments copied with non-temporal stores when
-// plain copies are dear").
+// back from the reader's cache. What that costs depends on where the two
+// vCPUs are, which on this machine's VM changes by the minute. In its slower
+// mode the plain copy of 4032 B took 520-1000 TSC ticks (200-400 ns), and
+// non-temporal stores (shm.CopyNT: the lines go to memory, the reader's
+// copies are invalidated) made the 16 KiB ping-pong 4.83 → 3.89 µs, 4 KiB
+// 2.35 → 2.02, 8 KiB 3.24 → 2.90. In its faster mode the plain copy took
+// 104-264 ticks (40-100 ns), the reader found the lines close, and the
+// non-temporal copy, whose reader then reads from memory, made the 16 KiB
+// ping-pong 1.05 → 2.12 µs. The non-temporal copy's own time does not tell
+// the modes apart (450-680 ticks in the slow one, 150-240 in the fast one:
+// the same ratio to the plain copy, about 1-1.5), so the sender times its
+// plain copies and takes the non-temporal one while they are dear
+// (docs/PERFORMANCE.md, "Rendezvous fragments copied with non-temporal
+// stores while plain copies are dear").
 type fragCopier struct {
-	plain, nt uint64 // moving averages of a whole fragment's copy, in TSC ticks
-	n         uint32 // fragments copied
-	useNT     bool
+	plain uint64 // moving average of a whole fragment's plain copy, in TSC ticks
+	limit uint64 // fragDearNs in ticks; 0 until the tick rate is known
+	tsc0  uint64 // tick and time of the first timed copy, for the rate
+	t0    time.Time
+	n     uint32 // whole fragments copied
+	useNT bool
 }
 
 const (
-	// fragProbeEvery: one fragment in this many is copied the other way,
-	// so both averages follow the machine.
+	// fragDearNs: a plain copy of a whole fragment slower than this takes
+	// its lines from far away; the two modes measured 40-100 and 200-400 ns.
+	fragDearNs = 150
+	// fragProbeEvery: while non-temporal, one whole fragment in this many
+	// is copied plainly, so that the average follows the machine.
 	fragProbeEvery = 256
-	// fragNTRatio: non-temporal stores once the plain copy costs this many
-	// times as much (the two modes measured 1.0-1.4 and about 15).
-	fragNTRatio = 4
+	// fragRateAfter: the tick rate is taken once this much time has passed
+	// since the first fragment; plain copies until then.
+	fragRateAfter = 2 * time.Millisecond
 )
 
 // copy copies src into dst (a cell's payload) the way that costs less now.
 // Only whole fragments (shm.MaxPayload bytes) are timed; a message's short
 // last fragment is copied the chosen way.
 func (f *fragCopier) copy(dst, src []byte) {
-	nt := f.useNT
 	if len(src) < shm.MaxPayload {
-		if nt {
+		if f.useNT {
 			shm.CopyNT(dst, src)
 		} else {
 			copy(dst, src)
@@ -50,31 +58,31 @@ func (f *fragCopier) copy(dst, src []byte) {
 		return
 	}
 	f.n++
-	switch {
-	case f.plain == 0:
-		nt = false
-	case f.nt == 0:
-		nt = true
-	case f.n%fragProbeEvery == 0:
-		nt = !nt
-	}
-	t0 := rdtsc.Read()
-	if nt {
+	if f.useNT && f.n%fragProbeEvery != 0 {
 		shm.CopyNT(dst, src)
-	} else {
-		copy(dst, src)
+		return
 	}
-	d := rdtsc.Read() - t0
-	if d > 1<<20 {
-		return // descheduled or moved mid-copy: not a copy's cost
-	}
-	if nt {
-		f.nt = avgTicks(f.nt, d)
-	} else {
+	t := rdtsc.Read()
+	copy(dst, src)
+	if d := rdtsc.Read() - t; d < 1<<20 { // longer: descheduled or moved, not a copy's cost
 		f.plain = avgTicks(f.plain, d)
 	}
-	if f.plain != 0 && f.nt != 0 {
-		f.useNT = f.plain > fragNTRatio*f.nt
+	if f.limit == 0 {
+		f.rate()
+		return
+	}
+	f.useNT = f.plain > f.limit
+}
+
+// rate converts fragDearNs into ticks once enough time has passed.
+func (f *fragCopier) rate() {
+	if f.t0.IsZero() {
+		f.t0, f.tsc0 = time.Now(), rdtsc.Read()
+		return
+	}
+	if el := time.Since(f.t0); el >= fragRateAfter {
+		ticks := rdtsc.Read() - f.tsc0
+		f.limit = max(uint64(float64(ticks)/float64(el.Nanoseconds())*fragDearNs), 1)
 	}
 }
 

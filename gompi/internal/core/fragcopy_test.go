@@ -3,41 +3,52 @@ package core
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/internal/shm"
 )
 
-// TestFragCopier: whatever the copier chooses (both methods are taken on
-// its way: plain and non-temporal first, then the probes), every fragment,
-// whole or short, arrives intact; the averages are set and the choice
-// follows them.
+// TestFragCopier: whatever the copier chooses, every fragment, whole or
+// short, arrives intact; the tick rate is taken after fragRateAfter, and the
+// choice then follows the plain copy's average against the limit.
 func TestFragCopier(t *testing.T) {
 	var f fragCopier
 	src := make([]byte, 3*shm.MaxPayload)
 	for i := range src {
 		src[i] = byte(i*13 + i>>9)
 	}
-	for round := range 3 * fragProbeEvery {
+	check := func(round int) {
 		for _, n := range []int{shm.MaxPayload, shm.MaxPayload - 1, 1, 200, shm.MaxPayload} {
-			if round%7 == 3 {
-				f.useNT = !f.useNT // both methods for the short ones too
-			}
 			s := src[round%97 : round%97+n]
 			dst := make([]byte, shm.MaxPayload+64)
 			d := dst[64 : 64+n]
 			f.copy(d, s)
 			if !bytes.Equal(d, s) || !bytes.Equal(dst[:64], make([]byte, 64)) || !bytes.Equal(dst[64+n:], make([]byte, len(dst)-64-n)) {
-				t.Fatalf("round %d, %d bytes: wrong bytes", round, n)
+				t.Fatalf("round %d, %d bytes, non-temporal %v: wrong bytes", round, n, f.useNT)
 			}
 		}
 	}
-	if f.plain == 0 || f.nt == 0 {
-		t.Fatalf("averages not both set: plain %d, nt %d", f.plain, f.nt)
+	check(0)
+	time.Sleep(fragRateAfter)
+	check(1)
+	if f.limit == 0 || f.plain == 0 {
+		t.Fatalf("limit %d, plain average %d after %v", f.limit, f.plain, fragRateAfter)
 	}
-	f.plain, f.nt, f.n = 5*fragNTRatio, 5, 1
-	f.copy(make([]byte, shm.MaxPayload), src[:shm.MaxPayload])
-	if f.plain > fragNTRatio*f.nt && !f.useNT || f.plain <= fragNTRatio*f.nt && f.useNT {
-		t.Fatalf("choice %v against averages plain %d, nt %d", f.useNT, f.plain, f.nt)
+	// Both ways, the probes included: forced dear, then cheap.
+	for _, dear := range []bool{true, false} {
+		for round := range 2 * fragProbeEvery {
+			if dear {
+				f.limit = 1
+			} else {
+				f.limit = 1 << 40
+			}
+			check(round)
+		}
+		// A switch back to plain waits for a probe (one whole fragment
+		// in fragProbeEvery): both phases run past one.
+		if f.useNT != dear {
+			t.Fatalf("non-temporal %v with plain average %d, limit %d", f.useNT, f.plain, f.limit)
+		}
 	}
 }
 
