@@ -1,5 +1,7 @@
 package gompi
 
+import "github.com/gompi/gompi/internal/shm"
+
 // Copies into the scratch halves with non-temporal stores (ntCopy,
 // ntcopy_amd64.s). A rank that writes a block into a scratch half for its
 // peer writes cache lines that the peer read out of the same half two steps
@@ -28,4 +30,16 @@ func scratchCopy(n int, dst, src []byte) {
 		return
 	}
 	copy(dst, src)
+}
+
+// ntCopy copies src into dst (min of the lengths, as copy) with
+// non-temporal stores where the block is large enough (see ntCopyMin),
+// else as copy. The assembly is shm.CopyNT's, which the engine's
+// rendezvous fragments use too.
+func ntCopy(dst, src []byte) {
+	if min(len(dst), len(src)) < ntCopyMin {
+		copy(dst, src)
+		return
+	}
+	shm.CopyNT(dst, src)
 }

@@ -81,10 +81,11 @@ type Proc struct {
 	inflight  map[uint64]*Request              // sends awaiting a reply; pipelined receives
 	streams   []*Request                       // pipelined sends with fragments left to push
 	nextID    uint64
-	starved   bool  // waiting for cells to come back
-	woke      bool  // this drain completed something: wake sleeping threads
-	boxesUsed int   // outbound fast boxes given out
-	queuedN   int32 // sends waiting in the peers' send queues (sendq.go)
+	starved   bool       // waiting for cells to come back
+	woke      bool       // this drain completed something: wake sleeping threads
+	boxesUsed int        // outbound fast boxes given out
+	queuedN   int32      // sends waiting in the peers' send queues (sendq.go)
+	frags     fragCopier // how fragments are copied into cells (fragcopy.go)
 
 	out           []peerOut               // sending state per world rank
 	swept         []atomic.Bool           // per world rank: gone, and its requests failed (lost.go)

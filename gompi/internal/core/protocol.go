@@ -452,7 +452,7 @@ func (p *Proc) pushStreams() {
 			c.RReq = r.rreq
 			c.Addr = uint64(r.sent)
 			c.PLen = uint32(n)
-			copy(p.seg.Payload(off, int(n)), r.buf[r.sent:r.sent+n])
+			p.frags.copy(p.seg.Payload(off, int(n)), r.buf[r.sent:r.sent+n])
 			p.seg.Push(li, off)
 			p.seg.Ring(li)
 			r.sent += n
